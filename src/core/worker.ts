@@ -1,0 +1,56 @@
+// The worker contract (SPEC §7). Workers propose; only validators certify.
+import type { Digest } from './digest.js';
+import type { CompiledNeed, Obligation } from './need.js';
+import type { Proposal } from './contracts.js';
+
+export interface ObservedFile {
+  readonly path: string;
+  readonly digest: Digest;
+}
+
+export interface Usage {
+  readonly model: string | null;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface CoveredEvidence {
+  readonly predicate: Obligation['predicate'];
+  /** Bounded JSON of the certified payload, given to later workers as input. */
+  readonly summary: string;
+}
+
+export interface WorkerInput {
+  readonly need: CompiledNeed;
+  /** Obligations still missing; the worker must not redo the others. */
+  readonly missing: readonly Obligation[];
+  /** Root of the read-only view of the snapshot the worker works on. */
+  readonly root: string;
+  readonly covered: readonly CoveredEvidence[];
+  readonly deadline: number;
+  readonly signal: AbortSignal;
+  readonly onProgress?: (message: string) => void;
+}
+
+export type WorkerOutcome =
+  | { readonly kind: 'proposed' }
+  | { readonly kind: 'ambiguous'; readonly candidates: readonly string[] }
+  | { readonly kind: 'unresolved'; readonly reason: string };
+
+export interface WorkerOutput {
+  readonly outcome: WorkerOutcome;
+  readonly proposals: readonly Proposal[];
+  /** Every file read, with the digest of the bytes read. */
+  readonly observed: readonly ObservedFile[];
+  /** False when the worker cannot vouch that `observed` is everything it relied on. */
+  readonly observationComplete: boolean;
+  readonly usage: Usage | null;
+}
+
+export interface Worker {
+  readonly name: string;
+  /** Whether this worker counts against the per-connection model-worker limit. */
+  readonly countsAgainstLimit: boolean;
+  run(input: WorkerInput): Promise<WorkerOutput>;
+}

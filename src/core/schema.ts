@@ -114,6 +114,20 @@ export function integer(opts: { min?: number; max?: number; description?: string
   };
 }
 
+export function number(opts: { min?: number; description?: string } = {}): Schema<number> {
+  const json: JsonSchema = { type: 'number' };
+  if (opts.min !== undefined) json.minimum = opts.min;
+  return {
+    json: describe(json, opts.description),
+    parse(value, path = '') {
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new SchemaError(path, `must be a number, got ${preview(value)}`);
+      if (opts.min !== undefined && value < opts.min) throw new SchemaError(path, `must be >= ${opts.min}`);
+      return value;
+    },
+  };
+}
+
 export function boolean(description?: string): Schema<boolean> {
   return {
     json: describe({ type: 'boolean' }, description),

@@ -1,0 +1,101 @@
+// Role profiles (SPEC §13): which worker plays which role, with its settings.
+// Stored as immutable digest-addressed revisions; the document below is the
+// whole revision. It never contains credentials: adapters read those from the
+// environment at run time.
+import { LEDGER, PROFILE } from './limits.js';
+import {
+  array,
+  boolean,
+  enumOf,
+  integer,
+  literal,
+  nullable,
+  number,
+  object,
+  optional,
+  string,
+  tagged,
+  type Infer,
+} from './schema.js';
+
+const model = string({ pattern: PROFILE.modelPattern, description: 'model name, e.g. gpt-5.1-codex-mini' });
+const timeoutMs = integer({ min: 1_000, max: 3_600_000, description: 'deadline for one run in milliseconds' });
+const absolutePath = string({ pattern: /^\/[^\0]*$/, maxBytes: 4096 });
+
+const codexAdapter = object({
+  adapter: literal('codex'),
+  model,
+  reasoning_effort: optional(enumOf(['minimal', 'low', 'medium', 'high'])),
+  timeout_ms: optional(timeoutMs),
+  max_output_tokens: optional(integer({ min: 1, max: 1_000_000 })),
+  codex_path: optional(absolutePath),
+  codex_home: optional(absolutePath),
+  provider: optional(
+    object({
+      name: string({ pattern: /^[A-Za-z0-9._-]{1,64}$/ }),
+      base_url: string({ pattern: /^https?:\/\/[^\s]+$/, maxBytes: 2048 }),
+      env_key: optional(string({ pattern: /^[A-Z_][A-Z0-9_]{0,63}$/, description: 'name of the env var holding the API key' })),
+    }),
+  ),
+});
+
+const commandAdapter = object({
+  adapter: literal('command'),
+  argv: array(string({ nonBlank: true, maxBytes: 4096 }), { min: 1, max: 64 }),
+  prompt: enumOf(['stdin', 'file']),
+  timeout_ms: optional(timeoutMs),
+  env_allowlist: optional(array(string({ pattern: /^[A-Za-z_][A-Za-z0-9_]{0,63}$/ }), { max: 32, unique: true })),
+});
+
+export const explorerSchema = tagged('adapter', { static: object({ adapter: literal('static') }), codex: codexAdapter });
+export const changeRoleSchema = tagged('adapter', { codex: codexAdapter, command: commandAdapter });
+
+const price = object({
+  model,
+  input_usd_per_mtok: nullable(number({ min: 0 })),
+  cached_input_usd_per_mtok: nullable(number({ min: 0 })),
+  output_usd_per_mtok: nullable(number({ min: 0 })),
+});
+
+const authority = enumOf(['authoritative', 'advisory', 'shadow']);
+
+export const roleProfileSchema = object({
+  explorer: array(explorerSchema, { min: 1, max: 4 }),
+  implementer: nullable(changeRoleSchema),
+  verifier: nullable(changeRoleSchema),
+  test_execution: enumOf(['trusted', 'untrusted']),
+  require_sandbox: boolean(),
+  authority: optional(
+    object({
+      implementation_location: optional(authority),
+      runtime_flow: optional(authority),
+      focused_tests: optional(authority),
+    }),
+  ),
+  limits: optional(
+    object({
+      max_needs: optional(integer({ min: LEDGER.minLimit, max: LEDGER.maxLimit })),
+      max_workers: optional(integer({ min: LEDGER.minLimit, max: LEDGER.maxLimit })),
+    }),
+  ),
+  pricing: optional(array(price, { max: 32 })),
+});
+
+export type RoleProfile = Infer<typeof roleProfileSchema>;
+export type ExplorerConfig = Infer<typeof explorerSchema>;
+export type ChangeRoleConfig = Infer<typeof changeRoleSchema>;
+
+export const BUILTIN_PROFILE_ID = 'local';
+export const BUILTIN_LOCAL_PROFILE: RoleProfile = {
+  explorer: [{ adapter: 'static' }],
+  implementer: null,
+  verifier: null,
+  test_execution: 'untrusted',
+  require_sandbox: false,
+};
+
+/** Refuses ids and names that look like credentials; the value is never echoed back. */
+export function looksLikeCredential(value: string): boolean {
+  const v = value.toLowerCase();
+  return PROFILE.credentialPrefixes.some((p) => v.startsWith(p)) || /^[A-Za-z0-9_-]{40,}$/.test(value);
+}

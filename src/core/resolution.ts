@@ -1,0 +1,66 @@
+// What a resolution decided (SPEC §4, §10). The resolver produces it; the
+// transport and CLI only project it.
+import type { Digest } from './digest.js';
+import type { Predicate } from './semantic.js';
+
+export const RESOLUTION_KINDS = [
+  'exact_hit',
+  'coverage_hit',
+  'composite_hit',
+  'claim_hit',
+  'claim_composite_hit',
+  'partial_hit',
+  'miss',
+  'stale',
+  'rejected',
+  'ambiguous',
+  'contradicted',
+  'bypass',
+] as const;
+export type ResolutionKind = (typeof RESOLUTION_KINDS)[number];
+
+export type Resolution =
+  | {
+      readonly kind: 'exact_hit' | 'coverage_hit' | 'composite_hit';
+      readonly artifact_ids: readonly Digest[];
+      readonly certificate_id: Digest | null;
+      readonly plan_id: Digest | null;
+    }
+  | {
+      readonly kind: 'claim_hit' | 'claim_composite_hit';
+      readonly artifact_ids: readonly Digest[];
+      readonly claim_ids: readonly Digest[];
+      readonly certificate_id: Digest | null;
+      readonly plan_id: Digest | null;
+    }
+  | {
+      readonly kind: 'partial_hit';
+      readonly artifact_ids: readonly Digest[];
+      readonly claim_ids: readonly Digest[];
+      readonly plan_id: Digest | null;
+    }
+  | { readonly kind: 'miss' }
+  | { readonly kind: 'stale'; readonly artifact_ids: readonly Digest[]; readonly reason: string }
+  | { readonly kind: 'rejected' | 'ambiguous' | 'contradicted' | 'bypass'; readonly reason: string };
+
+/** Resolutions whose context must be empty: nothing reusable may be shown. */
+export const UNSAFE_KINDS: ReadonlySet<ResolutionKind> = new Set(['stale', 'rejected', 'ambiguous', 'contradicted']);
+
+export const REUSE_UNITS = ['artifact', 'claim', 'mixed', 'none'] as const;
+export type ReuseUnit = (typeof REUSE_UNITS)[number];
+
+export interface EngineResult {
+  readonly resolution: Resolution;
+  /** Predicates really covered by what is served (per obligation, not all-or-nothing). */
+  readonly satisfied: readonly Predicate[];
+  readonly missing: readonly Predicate[];
+  /** The FrontierView text; empty for unsafe kinds. */
+  readonly context: string;
+  readonly cacheHit: boolean;
+  readonly workerSpawned: boolean;
+  /** Model-worker runs this resolution started (the static worker does not count). */
+  readonly modelWorkersStarted: number;
+  readonly reuseUnit: ReuseUnit;
+  readonly claimIds: readonly Digest[];
+  readonly resultDigest: Digest;
+}

@@ -1,0 +1,150 @@
+// One static analysis over one worktree: cached file listing, git-grep candidate
+// discovery, parsed files, and the observation trace. Every byte the analyzer
+// relies on goes through read(), which records the digest of exactly those
+// bytes, so the resolver can later prove the evidence still holds.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { blake3, type Digest } from '../core/digest.js';
+import type { ObservedFile } from '../core/worker.js';
+import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
+
+export interface GrepMatch {
+  readonly path: string;
+  readonly line: number;
+  readonly text: string;
+}
+
+export interface GrepOptions {
+  /** Match whole words only (git grep -w). */
+  readonly word?: boolean;
+  /** Treat patterns as fixed strings (default) or as extended regexes. */
+  readonly regex?: boolean;
+  readonly ignoreCase?: boolean;
+  /** Limit to these pathspecs (e.g. '*.rs'). */
+  readonly pathspecs?: readonly string[];
+  readonly maxMatches?: number;
+}
+
+export interface ParsedFile {
+  readonly path: string;
+  readonly language: LanguageId;
+  readonly text: string;
+  readonly tree: Tree;
+}
+
+const MAX_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_GREP_OUTPUT = 32 * 1024 * 1024;
+const DEFAULT_MAX_MATCHES = 2_000;
+
+/** Paths that hold tests by the conventions of the supported ecosystems. */
+export function isTestPath(path: string): boolean {
+  const p = path.toLowerCase();
+  const base = p.slice(p.lastIndexOf('/') + 1);
+  return (
+    /(^|\/)(tests?|__tests__|spec|testdata|testing)\//.test(p) ||
+    /^test_.*\.py$/.test(base) ||
+    /_test\.(py|go)$/.test(base) ||
+    /\.(test|spec)\.[cm]?[jt]sx?$/.test(base) ||
+    base === 'conftest.py'
+  );
+}
+
+export class AnalysisContext {
+  private files: string[] | null = null;
+  private readonly texts = new Map<string, string | null>();
+  private readonly trees = new Map<string, ParsedFile | null>();
+  private readonly grepCache = new Map<string, GrepMatch[]>();
+  private readonly seen = new Map<string, Digest>();
+
+  constructor(readonly root: string) {}
+
+  private git(args: string[], okCodes: number[] = [0]): string {
+    try {
+      return execFileSync('git', ['-C', this.root, ...args], {
+        encoding: 'utf8',
+        maxBuffer: MAX_GREP_OUTPUT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+      });
+    } catch (e) {
+      const err = e as { status?: number; stdout?: string };
+      if (err.status !== undefined && okCodes.includes(err.status)) return err.stdout ?? '';
+      throw e;
+    }
+  }
+
+  /** Tracked and untracked, non-ignored files (repository-relative, / separated). */
+  listFiles(): readonly string[] {
+    this.files ??= this.git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'])
+      .split('\0')
+      .filter(Boolean);
+    return this.files;
+  }
+
+  /** Candidate lines; cost grows with the matches, not with the repository. */
+  grep(patterns: readonly string[], opts: GrepOptions = {}): readonly GrepMatch[] {
+    if (patterns.length === 0) return [];
+    const key = JSON.stringify([patterns, opts]);
+    const cached = this.grepCache.get(key);
+    if (cached) return cached;
+    const args = ['grep', '--untracked', '-n', '-I', '--no-color', '--full-name', '-z'];
+    args.push(opts.regex ? '-E' : '-F');
+    if (opts.word) args.push('-w');
+    if (opts.ignoreCase) args.push('-i');
+    for (const p of patterns) args.push('-e', p);
+    args.push('--', ...(opts.pathspecs ?? []));
+    const max = opts.maxMatches ?? DEFAULT_MAX_MATCHES;
+    const out: GrepMatch[] = [];
+    for (const row of this.git(args, [0, 1]).split('\n')) {
+      if (!row) continue;
+      // -z: path\0line\0text
+      const a = row.indexOf('\0');
+      const b = row.indexOf('\0', a + 1);
+      if (a < 0 || b < 0) continue;
+      out.push({ path: row.slice(0, a), line: Number(row.slice(a + 1, b)), text: row.slice(b + 1) });
+      if (out.length >= max) break;
+    }
+    this.grepCache.set(key, out);
+    return out;
+  }
+
+  /** UTF-8 text of a file, recorded in the observation trace; null when absent, binary or too large. */
+  read(path: string): string | null {
+    if (this.texts.has(path)) return this.texts.get(path)!;
+    let text: string | null = null;
+    try {
+      const abs = join(this.root, path);
+      const st = statSync(abs);
+      if (st.isFile() && st.size <= MAX_FILE_BYTES) {
+        const bytes = readFileSync(abs);
+        this.seen.set(path, blake3(bytes));
+        text = bytes.includes(0) ? null : bytes.toString('utf8');
+      }
+    } catch {
+      text = null;
+    }
+    this.texts.set(path, text);
+    return text;
+  }
+
+  parsed(path: string): ParsedFile | null {
+    if (this.trees.has(path)) return this.trees.get(path)!;
+    const language = languageForPath(path);
+    const text = language ? this.read(path) : null;
+    const result = language && text !== null ? { path, language, text, tree: parse(language, text) } : null;
+    this.trees.set(path, result);
+    return result;
+  }
+
+  /** Files read so far with the digest of the bytes read. */
+  observed(): ObservedFile[] {
+    return [...this.seen.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, digest]) => ({ path, digest }));
+  }
+
+  /** Releases tree-sitter memory (trees live in WASM memory, not the JS heap). */
+  dispose(): void {
+    for (const p of this.trees.values()) p?.tree.delete();
+    this.trees.clear();
+  }
+}

@@ -1,0 +1,69 @@
+// The SQLite store (SPEC §15): WAL, synchronous=FULL, foreign keys, additive
+// checksummed migrations. A migration whose text changed after it was applied
+// stops startup: silently diverging schemas would corrupt certified evidence.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { blake3 } from '../core/digest.js';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+export type Db = Database.Database;
+
+export class StoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export const DB_FILE = 'needle.sqlite3';
+
+export function openDb(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  mkdirSync(dirname(file), { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(file, { timeout: 10_000 });
+  } catch (e) {
+    throw new StoreError(`cannot open database ${file}: ${(e as Error).message}`);
+  }
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 10000');
+  migrate(db, migrations);
+  return db;
+}
+
+function migrate(db: Db, migrations: readonly Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    applied_unix_ms INTEGER NOT NULL
+  ) STRICT`);
+  const applied = new Map(
+    (db.prepare('SELECT id, name, checksum FROM schema_migrations').all() as { id: number; name: string; checksum: string }[]).map(
+      (r) => [r.id, r],
+    ),
+  );
+  const known = new Set(migrations.map((m) => m.id));
+  for (const id of applied.keys())
+    if (!known.has(id))
+      throw new StoreError(`database has migration ${id} that this version of needle does not know; use a newer needle`);
+  const insert = db.prepare('INSERT INTO schema_migrations (id, name, checksum, applied_unix_ms) VALUES (?, ?, ?, ?)');
+  for (const m of [...migrations].sort((a, b) => a.id - b.id)) {
+    const checksum = blake3(m.sql);
+    const row = applied.get(m.id);
+    if (row) {
+      if (row.checksum !== checksum)
+        throw new StoreError(
+          `migration ${m.id} (${m.name}) changed after it was applied (stored ${row.checksum.slice(0, 15)}…, now ${checksum.slice(0, 15)}…); refusing to start`,
+        );
+      continue;
+    }
+    db.transaction(() => {
+      db.exec(m.sql);
+      insert.run(m.id, m.name, checksum, Date.now());
+    })();
+  }
+}

@@ -1,0 +1,13 @@
+// Ordered, additive migrations. Never edit an applied migration: add a new one.
+import { foundation } from './001_foundation.js';
+import { evidence } from './002_evidence.js';
+import { workers } from './003_workers.js';
+import { changes } from './004_changes.js';
+
+export interface Migration {
+  readonly id: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes];

@@ -64,3 +64,23 @@ export interface EngineResult {
   readonly claimIds: readonly Digest[];
   readonly resultDigest: Digest;
 }
+
+export interface ResolveProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message: string;
+}
+
+export interface ResolveOptions {
+  /** No worker may run; a miss becomes an honest bypass. */
+  readonly cacheOnly: boolean;
+  /** Model-worker runs this connection may still start (the static worker is free). */
+  readonly modelWorkersLeft: number;
+  readonly signal: AbortSignal;
+  readonly onProgress?: (p: ResolveProgress) => void;
+}
+
+/** The resolver as seen by the transport and the CLI (SPEC §10). */
+export interface Engine {
+  resolve(need: import('./need.js').CompiledNeed, opts: ResolveOptions): Promise<EngineResult>;
+}

@@ -11,6 +11,8 @@ export const MCP = {
   legacyProtocolVersion: '2024-11-05',
   maxContextChars: 65_536,
   progressMinIntervalMs: 250,
+  /** Bound of a resolution's `reason` text in a need_context result. */
+  maxReasonBytes: 4_096,
 } as const;
 
 export const NEED = {
@@ -75,4 +77,110 @@ export const PROFILE = {
   idPattern: /^[a-z0-9][a-z0-9._-]{0,63}$/,
   modelPattern: /^[A-Za-z0-9._-]{1,64}$/,
   credentialPrefixes: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'sk-', 'sk_', 'xoxb-', 'xoxp-', 'xoxa-', 'xoxs-', 'akia', 'aiza', 'glpat-', 'pk_', 'rk_'] as const,
+} as const;
+
+export const WORKER = {
+  /** Grace between SIGTERM and SIGKILL of a worker's process group. */
+  killGraceMs: 1_500,
+  /** Longest JSON-RPC line accepted from a worker process (the reference used 4 MiB). */
+  maxRpcLineBytes: 4 * 1024 * 1024,
+  /** Bound on captured stdout/stderr of a supervised command. */
+  maxOutputBytes: 1024 * 1024,
+  /** Bound on the agent's final message and on accumulated deltas. */
+  maxFinalMessageBytes: 256 * 1024,
+  defaultTimeoutMs: 180_000,
+  initializeTimeoutMs: 15_000,
+  threadStartTimeoutMs: 30_000,
+  turnStartTimeoutMs: 30_000,
+  /** How long a cancelled turn may take to acknowledge turn/interrupt before the group is killed. */
+  interruptGraceMs: 1_000,
+  /** Minimum budget left for the one repair turn. */
+  minRepairMs: 1_000,
+  maxCoveredEntries: 8,
+  maxCoveredEntryBytes: 2_048,
+  maxCoveredTotalBytes: 8_192,
+  /** Bound on one diagnostic (turn error, stderr tail) kept for a run. */
+  maxDiagnosticBytes: 4_096,
+  /** Read-only inspection commands the approval broker may accept. */
+  maxInspectionArgs: 16,
+  probeTimeoutMs: 10_000,
+} as const;
+
+// Verified changes (SPEC §14): run bounds and the sizes of what workers may report.
+export const CHANGE_RUN = {
+  defaultImplementerTimeoutMs: 900_000,
+  defaultVerifierTimeoutMs: 600_000,
+  testTimeoutMs: 300_000,
+  maxWorkerOutputBytes: 1_048_576,
+  maxReportBytes: 65_536,
+  summaryMaxBytes: 4_096,
+  evidenceMaxBytes: 2_048,
+  maxResidualRisks: 8,
+  residualRiskMaxBytes: 1_024,
+  maxFindings: 16,
+  findingMaxBytes: 2_048,
+  maxContextItemBytes: 8_192,
+  messageMaxBytes: 400,
+  maxDiffBytes: 3 * 512 * 1024,
+  diffContextLines: 3,
+} as const;
+
+export const REPO = {
+  /** Output cap for one git invocation (a 50k-file ls-files listing is ~3 MiB). */
+  gitMaxOutputBytes: 256 * 1024 * 1024,
+  /** Files larger than this are not copied into checkouts, and a checkout diff refuses them. */
+  checkoutMaxFileBytes: 64 * 1024 * 1024,
+  /** Longest git diagnostic kept in a RepoError message. */
+  errorDetailMaxChars: 300,
+  /** A checkout diff with more changed paths than this is refused whole (admission allows far fewer). */
+  diffMaxChangedPaths: 1_000,
+  /** Before plus after bytes a checkout diff may hold in memory. */
+  diffMaxHeldBytes: 128 * 1024 * 1024,
+} as const;
+
+// Validators, certificates and the proof-gated cache (SPEC §8–§11).
+export const EVIDENCE_STORE = {
+  /** Files larger than this are never read by a validator nor certified as a dependency. */
+  maxValidatedFileBytes: 2 * 1024 * 1024,
+  /** A stat cache entry is trusted only when the file's mtime is older than its digest by this much (racy-git rule). */
+  racyMtimeWindowMs: 2_000,
+  /** Deadline handed to one worker run of the explorer ladder. */
+  workerDeadlineMs: 600_000,
+  /** Single-flight lease lifetime; a follower takes over after it (or at once when the owner pid is gone). */
+  flightLeaseMs: 660_000,
+  /** How often a follower re-reads the lease row of another process. */
+  flightPollMs: 50,
+  maxExcerptLines: 3,
+  excerptLineMaxChars: 160,
+  maxReasonBytes: 2_048,
+  maxAmbiguousCandidates: 8,
+} as const;
+
+export const FLOW_TRACE = {
+  /** Occurrences of the carrier examined per trace; beyond it the flow is reported incomplete. */
+  maxOccurrences: 256,
+  /** Renamed carriers followed (one hop each). */
+  maxHops: 2,
+  /** Occurrences of a renamed carrier examined; a name used more widely is too generic to follow. */
+  maxHopOccurrences: 64,
+} as const;
+
+export const TEST_FINDER = {
+  /** Test files parsed per search, in path order. */
+  maxCandidateFiles: 64,
+  /** Depth of `mod` declarations followed from a Cargo test target's root file. */
+  maxModuleDepth: 6,
+} as const;
+
+export const STATIC_LOCATE = {
+  /** Grep lines considered when discovering candidate files for one subject. */
+  maxCandidateMatches: 5_000,
+  /** Files parsed to find the defining construct of one subject. */
+  maxCandidateFiles: 400,
+  /** Supporting locations next to the primary one (EVIDENCE.maxLocations - 1). */
+  maxSupporting: 7,
+  /** Candidates listed when a subject is ambiguous. */
+  maxAmbiguousCandidates: 8,
+  /** Files parsed to rule out in-file test code while picking supporting locations. */
+  maxSupportingFilesParsed: 64,
 } as const;

@@ -56,6 +56,7 @@ export class AnalysisContext {
   private readonly trees = new Map<string, ParsedFile | null>();
   private readonly grepCache = new Map<string, GrepMatch[]>();
   private readonly seen = new Map<string, Digest>();
+  private truncatedSearches = 0;
 
   constructor(readonly root: string) {}
 
@@ -103,7 +104,10 @@ export class AnalysisContext {
       const b = row.indexOf('\0', a + 1);
       if (a < 0 || b < 0) continue;
       out.push({ path: row.slice(0, a), line: Number(row.slice(a + 1, b)), text: row.slice(b + 1) });
-      if (out.length >= max) break;
+      if (out.length >= max) {
+        this.truncatedSearches++;
+        break;
+      }
     }
     this.grepCache.set(key, out);
     return out;
@@ -135,6 +139,16 @@ export class AnalysisContext {
     const result = language && text !== null ? { path, language, text, tree: parse(language, text) } : null;
     this.trees.set(path, result);
     return result;
+  }
+
+  /** Whether some search stopped at its match bound, so conclusions drawn from it may be incomplete. */
+  get truncated(): boolean {
+    return this.truncatedSearches > 0;
+  }
+
+  /** Files parsed so far (successfully), sorted. */
+  parsedPaths(): string[] {
+    return [...this.trees.entries()].filter(([, p]) => p !== null).map(([path]) => path).sort();
   }
 
   /** Files read so far with the digest of the bytes read. */

@@ -1,0 +1,80 @@
+// Admission of an observed patch (SPEC §14). The patch is what the filesystem
+// shows, never what the implementer says; one violation rejects the whole
+// patch (nothing is filtered out) and the rejection names its rule.
+import { CHANGE } from '../core/limits.js';
+import { blake3 } from '../core/digest.js';
+import type { FileChange } from '../repo/checkout.js';
+import { isProtectedPath, normalizeRelativePath } from '../repo/paths.js';
+import { inScope } from './request.js';
+import { ChangeError, oneLine, type AllowedPath, type PatchFile } from './model.js';
+
+export const ADMISSION_RULES = [
+  'no_change',
+  'too_many_files',
+  'unsafe_path',
+  'protected_path',
+  'out_of_scope',
+  'symlink',
+  'special_file',
+  'not_utf8',
+  'after_too_large',
+  'patch_too_large',
+  'rename_like',
+] as const;
+export type AdmissionRule = (typeof ADMISSION_RULES)[number];
+
+function reject(rule: AdmissionRule, message: string): never {
+  throw new ChangeError(rule, oneLine(`patch rejected (${rule}): ${message}`));
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isCleanUtf8(bytes: Buffer): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    utf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function admitPatch(changes: readonly FileChange[], allowed: readonly AllowedPath[]): PatchFile[] {
+  if (changes.length === 0) reject('no_change', 'the implementer changed no file');
+  if (changes.length > CHANGE.maxChangedFiles)
+    reject('too_many_files', `${changes.length} files changed, at most ${CHANGE.maxChangedFiles} allowed`);
+  const sorted = [...changes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const c of sorted) {
+    if (normalizeRelativePath(c.path) !== c.path) reject('unsafe_path', JSON.stringify(c.path.slice(0, 200)));
+    if (isProtectedPath(c.path)) reject('protected_path', `${c.path} is protected`);
+    if (!inScope(c.path, allowed)) reject('out_of_scope', `${c.path} is outside the allowed paths`);
+    if (c.kind === 'symlink') reject('symlink', `${c.path} is a symbolic link`);
+    if (c.kind !== 'file') reject('special_file', `${c.path} is not a regular file`);
+    for (const side of [c.before, c.after])
+      if (side && !isCleanUtf8(side)) reject('not_utf8', `${c.path} is not NUL-free UTF-8 text`);
+  }
+  const afterBytes = sorted.reduce((n, c) => n + (c.after?.length ?? 0), 0);
+  const totalBytes = sorted.reduce((n, c) => n + (c.before?.length ?? 0) + (c.after?.length ?? 0), 0);
+  if (afterBytes > CHANGE.maxAfterBytes)
+    reject('after_too_large', `${afterBytes} bytes after the change, at most ${CHANGE.maxAfterBytes}`);
+  if (totalBytes > CHANGE.maxBeforeAfterBytes)
+    reject('patch_too_large', `${totalBytes} bytes before and after, at most ${CHANGE.maxBeforeAfterBytes}`);
+
+  const files: PatchFile[] = sorted.map((c) => ({
+    path: c.path,
+    operation: c.op,
+    before: c.op === 'create' ? null : c.before,
+    after: c.op === 'delete' ? null : c.after,
+    beforeDigest: c.op === 'create' || !c.before ? null : blake3(c.before),
+    afterDigest: c.op === 'delete' || !c.after ? null : blake3(c.after),
+  }));
+  for (const f of files)
+    if ((f.operation !== 'create') !== (f.before !== null) || (f.operation !== 'delete') !== (f.after !== null))
+      reject('special_file', `${f.path} has an inconsistent ${f.operation} record`);
+  const deleted = new Map(files.filter((f) => f.operation === 'delete').map((f) => [f.beforeDigest, f.path]));
+  for (const f of files) {
+    const from = f.operation === 'create' ? deleted.get(f.afterDigest) : undefined;
+    if (from !== undefined) reject('rename_like', `${f.path} recreates the deleted ${from} byte for byte`);
+  }
+  return files;
+}

@@ -1,0 +1,193 @@
+// The vocabulary of verified changes (SPEC §14): arguments, stored shapes,
+// the closed reports workers print, and the published result schemas. Each
+// schema is one definition used both to publish and to parse.
+import { CHANGE, CHANGE_RUN, EVIDENCE } from '../core/limits.js';
+import type { Digest } from '../core/digest.js';
+import type { FocusedTests } from '../core/contracts.js';
+import { array, boolean, enumOf, integer, literal, nullable, object, string, type Infer } from '../core/schema.js';
+
+export type Scope = 'exact' | 'subtree';
+export interface AllowedPath {
+  readonly path: string;
+  readonly scope: Scope;
+}
+
+/** prepare_change arguments, as the MCP layer or the CLI hands them over. */
+export interface PrepareChangeArgs {
+  readonly task: string;
+  readonly acceptance_criteria: readonly string[];
+  readonly allowed_paths: readonly AllowedPath[];
+  readonly artifact_ids?: readonly string[];
+  readonly claim_ids?: readonly string[];
+  readonly constraints?: readonly string[];
+}
+
+export interface VerifyChangeArgs {
+  readonly change_id: string;
+}
+
+/** The request after normalisation: what is hashed and stored. */
+export interface ChangeRequest {
+  readonly task: string;
+  readonly acceptance_criteria: readonly string[];
+  readonly allowed_paths: readonly AllowedPath[];
+  readonly artifact_ids: readonly Digest[];
+  readonly claim_ids: readonly Digest[];
+  readonly constraints: readonly string[];
+}
+
+export const OPERATIONS = ['create', 'update', 'delete'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export interface PatchFile {
+  readonly path: string;
+  readonly operation: Operation;
+  readonly before: Buffer | null;
+  readonly after: Buffer | null;
+  readonly beforeDigest: Digest | null;
+  readonly afterDigest: Digest | null;
+}
+
+export const COVERAGE_STATUSES = ['addressed', 'partial', 'unaddressed'] as const;
+export const VERDICTS = ['verified', 'rejected', 'repairable', 'inconclusive'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export const CHANGE_STATES = [
+  'requested',
+  'prepared',
+  'failed',
+  'verified',
+  'rejected',
+  'repairable',
+  'inconclusive',
+  'repairing',
+  'applying',
+  'applied',
+] as const;
+export type ChangeState = (typeof CHANGE_STATES)[number];
+
+const criterionText = string({ nonBlank: true, maxBytes: CHANGE.criterionMaxBytes });
+const evidenceText = string({ maxBytes: CHANGE_RUN.evidenceMaxBytes });
+export const coverageItemSchema = object({
+  criterion: criterionText,
+  status: enumOf(COVERAGE_STATUSES),
+  evidence: evidenceText,
+});
+export type CoverageItem = Infer<typeof coverageItemSchema>;
+
+/**
+ * What a `command` implementer may print on stdout (optional): its own account
+ * of the change. It never decides the patch; only summary, coverage and risks
+ * are kept, and only when the coverage names exactly the requested criteria.
+ */
+export const implementerReportSchema = object({
+  summary: string({ nonBlank: true, maxBytes: CHANGE_RUN.summaryMaxBytes }),
+  changed_files: array(object({ path: string({ minBytes: 1, maxBytes: EVIDENCE.pathMaxBytes }), operation: enumOf(OPERATIONS) }), {
+    max: CHANGE.maxChangedFiles,
+  }),
+  acceptance_coverage: array(coverageItemSchema, { min: CHANGE.minCriteria, max: CHANGE.maxCriteria }),
+  residual_risks: array(string({ nonBlank: true, maxBytes: CHANGE_RUN.residualRiskMaxBytes }), { max: CHANGE_RUN.maxResidualRisks }),
+});
+export type ImplementerReport = Infer<typeof implementerReportSchema>;
+
+/**
+ * The verdict a `command` verifier prints on stdout: one JSON object, closed
+ * at every level. Anything else makes the verification inconclusive.
+ */
+export const verifierVerdictSchema = object({
+  verdict: enumOf(VERDICTS),
+  acceptance_coverage: array(coverageItemSchema, { min: CHANGE.minCriteria, max: CHANGE.maxCriteria }),
+  findings: array(string({ nonBlank: true, maxBytes: CHANGE_RUN.findingMaxBytes }), { max: CHANGE_RUN.maxFindings }),
+});
+export type VerifierVerdict = Infer<typeof verifierVerdictSchema>;
+
+const digestText = string({ pattern: /^b3:[0-9a-f]{64}$/ });
+const changeIdText = string({ pattern: /^chg_[0-9a-f]{24}$/ });
+
+export const prepareChangeResultSchema = object({
+  status: literal('prepared'),
+  change_id: changeIdText,
+  patch_id: digestText,
+  summary: string({ minBytes: 1, maxBytes: CHANGE_RUN.summaryMaxBytes }),
+  changed_files: array(object({ path: string({ minBytes: 1 }), operation: enumOf(OPERATIONS) }), {
+    min: 1,
+    max: CHANGE.maxChangedFiles,
+  }),
+  acceptance_coverage: array(coverageItemSchema, { min: CHANGE.minCriteria, max: CHANGE.maxCriteria }),
+  residual_risks: array(string({ maxBytes: CHANGE_RUN.residualRiskMaxBytes }), { max: CHANGE_RUN.maxResidualRisks }),
+  verification_status: literal('not_requested'),
+});
+export type PrepareChangeResult = Infer<typeof prepareChangeResultSchema>;
+
+export const testPlanResultSchema = object({
+  plan_digest: digestText,
+  runner: string({ minBytes: 1 }),
+  argv: array(string({ maxBytes: EVIDENCE.argMaxBytes }), { max: EVIDENCE.maxArgv }),
+  cwd_relative: string({ minBytes: 1 }),
+  test_identifier: string({ minBytes: 1 }),
+  expected: boolean(),
+  available: boolean(),
+  executed: boolean(),
+  passed: boolean(),
+  evidence_id: nullable(digestText),
+  failure_reason: nullable(string({ maxBytes: CHANGE_RUN.findingMaxBytes })),
+});
+export type TestPlanResult = Infer<typeof testPlanResultSchema>;
+
+export const verifyChangeResultSchema = object({
+  status: enumOf(VERDICTS),
+  change_id: changeIdText,
+  patch_id: digestText,
+  verification_id: digestText,
+  acceptance_coverage: array(coverageItemSchema, { max: CHANGE.maxCriteria }),
+  findings: array(string({ maxBytes: CHANGE_RUN.findingMaxBytes }), { max: CHANGE_RUN.maxFindings }),
+  test_evidence_ids: array(digestText, { max: CHANGE.maxTestPlans }),
+  test_plan_results: array(testPlanResultSchema, { max: CHANGE.maxTestPlans }),
+  test_plans_over_cap: boolean(),
+  verifier_started: boolean(),
+  repair_attempted: boolean(),
+  repair_performed: boolean(),
+  verification_attempts: integer({ min: 1, max: 2 }),
+});
+export type VerifyChangeResult = Infer<typeof verifyChangeResultSchema>;
+
+/** A certified focused-test plan captured at preparation with its dependency closure. */
+export interface CertifiedTestPlan {
+  readonly source_id: Digest;
+  readonly plan: FocusedTests;
+  readonly dependencies: readonly { readonly path: string; readonly digest: Digest }[];
+}
+
+/** Certified evidence handed to the implementer as bounded, labelled input. */
+export interface ContextItem {
+  readonly id: Digest;
+  readonly kind: 'artifact' | 'claim';
+  readonly label: string;
+  readonly json: string;
+}
+
+export interface CertifiedContext {
+  readonly items: readonly ContextItem[];
+  readonly testPlans: readonly CertifiedTestPlan[];
+}
+
+/** A refusal or failure with a stable rule code and a one-line message of our own. */
+export class ChangeError extends Error {
+  constructor(
+    readonly rule: string,
+    message: string,
+    readonly changeId: string | null = null,
+  ) {
+    super(message);
+    this.name = 'ChangeError';
+  }
+}
+
+/** Cuts our own messages (which may quote paths) to a bounded single line. */
+export function oneLine(text: string, maxBytes: number = CHANGE_RUN.messageMaxBytes): string {
+  const flat = text.replace(/[\r\n\t]+/g, ' ').trim();
+  if (Buffer.byteLength(flat) <= maxBytes) return flat;
+  let cut = flat.slice(0, maxBytes);
+  while (Buffer.byteLength(cut) > maxBytes - 3) cut = cut.slice(0, -1);
+  return `${cut}...`;
+}

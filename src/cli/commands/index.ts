@@ -1,0 +1,6 @@
+// The command registry: adding a command is one `export *` line. Command
+// modules export only CliCommand values; the dispatcher collects them all.
+export * from './init.js';
+export * from './mcp-serve.js';
+export * from './doctor.js';
+export * from './profile.js';

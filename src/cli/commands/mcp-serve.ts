@@ -1,0 +1,79 @@
+import { resolve } from 'node:path';
+import { StoreError } from '../../store/db.js';
+import { openDataDir } from '../../store/datadir.js';
+import { FreezeError, freezeSession } from '../../mcp/freeze.js';
+import { McpSession } from '../../mcp/session.js';
+import { serveStdio } from '../../mcp/stdio.js';
+import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
+import { UsageError, type CliCommand } from '../command.js';
+import { createEngine } from '../engine.js';
+
+const DEFAULT_MAIN_MODEL = 'unknown';
+
+export const mcpServeCommand: CliCommand = {
+  path: ['mcp', 'serve'],
+  summary: 'run the MCP stdio server for one repository',
+  help: `Usage: needle mcp serve --role-profile ID [--data-dir D] [--repository R] [--main-model M] [--cache-only]
+
+Serves need_context (and, when the role profile has an implementer and a
+verifier, prepare_change and verify_change) over newline-delimited JSON-RPC on
+stdin/stdout. Diagnostics go to stderr. The connection freezes the repository,
+the profile's active revision, the enabled routes, the model and the limits.
+
+Options:
+  --role-profile ID  role profile to use (required; see needle profile list)
+  --data-dir D       data directory (default: $NEEDLE_DATA_DIR, $XDG_DATA_HOME/needle,
+                     ~/.local/share/needle); initialized with defaults if new
+  --repository R     repository (default: the current directory); must be in a git work tree
+  --main-model M     the main model's name, recorded with the session (default: ${DEFAULT_MAIN_MODEL})
+  --cache-only       serve certified evidence only: no workers, no change tools
+`,
+  async run(argv, io) {
+    const { values } = parseCommandArgs(argv, {
+      'role-profile': { type: 'string' },
+      'data-dir': { type: 'string' },
+      repository: { type: 'string' },
+      'main-model': { type: 'string' },
+      'cache-only': { type: 'boolean' },
+    });
+    const profileFlag = stringOption(values, 'role-profile');
+    if (profileFlag === undefined) throw new UsageError('missing --role-profile (try --role-profile local)');
+    const profileId = checkProfileId(profileFlag);
+    const mainModel = checkModel(stringOption(values, 'main-model') ?? DEFAULT_MAIN_MODEL);
+    const dataDir = resolveDataDir(stringOption(values, 'data-dir'), io.env, io.cwd);
+    const repository = resolve(io.cwd, stringOption(values, 'repository') ?? '.');
+    const log = (line: string): void => void io.stderr.write(`needle: ${line}\n`);
+
+    let opened;
+    try {
+      opened = openDataDir(dataDir);
+    } catch (e) {
+      if (e instanceof StoreError) throw new UsageError(e.message);
+      throw e;
+    }
+    const { db } = opened;
+    try {
+      if (opened.created) log(`initialized new data directory ${dataDir} with defaults (role profile local)`);
+      let frozen;
+      try {
+        frozen = freezeSession({
+          db,
+          dataDir,
+          repository,
+          profileId,
+          mainModel,
+          cacheOnly: values['cache-only'] === true,
+          changeToolsAvailable: false,
+        });
+      } catch (e) {
+        if (e instanceof FreezeError) throw new UsageError(e.message);
+        throw e;
+      }
+      const session = new McpSession({ frozen, db, engine: createEngine(frozen), log });
+      await serveStdio(session, { input: io.stdin, output: io.stdout, log });
+      return 0;
+    } finally {
+      db.close();
+    }
+  },
+};

@@ -1,0 +1,231 @@
+// Ranking candidate constructs and turning the winner into an
+// ImplementationLocation. Ranking is a total, deterministic order; when the
+// best rank is shared by several candidates the answer is `ambiguous`, never a
+// pick. Supporting locations are non-test lines where the carrier is read.
+import type { ImplementationLocation, Location } from '../core/contracts.js';
+import { EVIDENCE, STATIC_LOCATE } from '../core/limits.js';
+import { isTestPath, type AnalysisContext, type GrepMatch, type GrepOptions } from './context.js';
+import { factsOf, type Span } from './languages/index.js';
+import { languageForPath } from './parse/treesitter.js';
+import { escapeRegex } from './names.js';
+
+export interface Candidate {
+  readonly path: string;
+  readonly span: Span;
+  /** Identifier shown next to the location; must occur in the span. */
+  readonly symbol: string | null;
+  /** Short label for ambiguity listings (`function`, `clap-derive`, `schema-field`). */
+  readonly kind: string;
+  readonly name: string;
+  /** Lower is stronger evidence of the defining construct. */
+  readonly tier: number;
+  readonly inTest: boolean;
+  /** Identifiers through which the subject's value travels (for supporting locations). */
+  readonly carriers: readonly string[];
+}
+
+export type LocateResult =
+  | { readonly kind: 'found'; readonly payload: ImplementationLocation }
+  | { readonly kind: 'ambiguous'; readonly candidates: string[] }
+  | { readonly kind: 'unresolved'; readonly reason: string };
+
+export type Choice =
+  | { readonly kind: 'chosen'; readonly best: Candidate; readonly others: readonly Candidate[] }
+  | { readonly kind: 'ambiguous'; readonly candidates: string[] }
+  | { readonly kind: 'none'; readonly onlyInTests: readonly Candidate[] };
+
+/** Code outside the product proper: a definition there loses to one in the product's sources. */
+const PERIPHERAL = new Set([
+  'examples', 'example', 'benches', 'bench', 'benchmarks', 'docs', 'doc', 'scripts', 'fixtures', 'vendor',
+  'third_party', 'samples', 'sample', 'demo', 'demos', 'contrib', 'hack', 'testdata', 'node_modules', 'site',
+]);
+export function pathTier(path: string): number {
+  return path.split('/').slice(0, -1).some((seg) => PERIPHERAL.has(seg.toLowerCase())) ? 1 : 0;
+}
+
+const describe = (c: Candidate): string => `${c.path}:${c.span.startLine} ${c.kind} ${c.name}`;
+
+function compare(a: Candidate, b: Candidate): number {
+  return a.tier - b.tier || pathTier(a.path) - pathTier(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.span.startLine - b.span.startLine;
+}
+
+function dedupe(cands: readonly Candidate[]): Candidate[] {
+  const seen = new Map<string, Candidate>();
+  for (const c of cands) {
+    const key = `${c.path}\0${c.span.startLine}\0${c.span.endLine}`;
+    const prev = seen.get(key);
+    if (!prev || compare(c, prev) < 0) seen.set(key, c);
+  }
+  return [...seen.values()];
+}
+
+/** The best candidate, or ambiguity when the best rank is shared; test code only when `allowTest`. */
+export function choose(all: readonly Candidate[], allowTest: boolean): Choice {
+  const unique = dedupe(all);
+  const eligible = unique.filter((c) => allowTest || !c.inTest).sort(compare);
+  const best = eligible[0];
+  if (!best) return { kind: 'none', onlyInTests: unique.filter((c) => c.inTest).sort(compare) };
+  const tied = eligible.filter((c) => c.tier === best.tier && pathTier(c.path) === pathTier(best.path));
+  if (tied.length > 1) return { kind: 'ambiguous', candidates: tied.slice(0, STATIC_LOCATE.maxAmbiguousCandidates).map(describe) };
+  return { kind: 'chosen', best, others: eligible.slice(1) };
+}
+
+/** Ranges over the location bound keep the construct's head (through the line its body opens). */
+export function clip(span: Span): { start: number; end: number } {
+  const max = EVIDENCE.maxLocationLines;
+  if (span.endLine - span.startLine + 1 <= max) return { start: span.startLine, end: span.endLine };
+  const head = span.bodyLine !== undefined && span.bodyLine >= span.startLine && span.bodyLine - span.startLine < max ? span.bodyLine : span.startLine + max - 1;
+  return { start: span.startLine, end: head };
+}
+
+/** Whether one of `spellings` occurs in lines [start, end] of `path`. */
+export function mentions(ctx: AnalysisContext, path: string, start: number, end: number, spellings: readonly string[]): boolean {
+  const text = ctx.read(path);
+  if (text === null) return false;
+  const lines = text.split('\n').slice(start - 1, end).join('\n');
+  return spellings.some((s) => lines.includes(s));
+}
+
+export function primaryLocation(ctx: AnalysisContext, c: Candidate): Location {
+  const { start, end } = clip(c.span);
+  const symbol = c.symbol !== null && mentions(ctx, c.path, start, end, [c.symbol]) ? c.symbol : null;
+  return { role: 'primary', path: c.path, symbol, start_line: start, end_line: end };
+}
+
+export interface SupportingQuery {
+  /** Identifiers that carry the subject's value or name it. */
+  readonly carriers: readonly string[];
+  /** `reads`: member reads first (options, keys); `calls`: call sites first (symbols). */
+  readonly prefer: 'reads' | 'calls';
+  /** Files whose mentions refer to something else (they define a namesake). */
+  readonly excludePaths?: ReadonlySet<string>;
+}
+
+const IMPORT_LINE = /^\s*(use\s|import\s|from\s+\S+\s+import\s|export\s+\{|export\s+\*|pub\s+use\s|package\s|mod\s+\w+;|#include)/;
+
+function priority(text: string, carrier: string, prefer: SupportingQuery['prefer']): number {
+  const c = escapeRegex(carrier);
+  const call = new RegExp(`(^|[^\\w])${c}\\s*(\\(|::<|!\\()`).test(text);
+  const read = new RegExp(`(\\.|->|\\*|\\[['"])${c}(?![\\w(])`).test(text);
+  if (prefer === 'calls') return call ? 0 : read ? 1 : 2;
+  return read ? 0 : call ? 2 : 1;
+}
+
+const sharedPrefix = (a: string, b: string): number => {
+  const x = a.split('/');
+  const y = b.split('/');
+  let i = 0;
+  while (i < x.length - 1 && i < y.length - 1 && x[i] === y[i]) i++;
+  return i;
+};
+
+/** Whether line `line` of `path` lies in in-file test code (a #[cfg(test)] module, a test function). */
+function inFileTest(ctx: AnalysisContext, path: string, line: number): boolean {
+  const parsed = ctx.parsed(path);
+  if (!parsed) return false;
+  return factsOf(parsed).definitions.some((d) => d.inTest && line >= d.startLine && line <= d.endLine);
+}
+
+export function supportingLocations(ctx: AnalysisContext, primary: Location, q: SupportingQuery): Location[] {
+  const carriers = [...new Set(q.carriers.filter((c) => /^[A-Za-z_$][\w$]*$/.test(c)))];
+  if (carriers.length === 0) return [];
+  const hits = ctx
+    .grep(carriers, { word: true, maxMatches: STATIC_LOCATE.maxCandidateMatches })
+    .filter((m) => languageForPath(m.path) !== null && !isTestPath(m.path) && !q.excludePaths?.has(m.path))
+    .filter((m) => !(m.path === primary.path && m.line >= primary.start_line && m.line <= primary.end_line))
+    .filter((m) => !IMPORT_LINE.test(m.text))
+    .map((m) => {
+      const carrier = carriers.find((c) => new RegExp(`(^|[^\\w$])${escapeRegex(c)}([^\\w$]|$)`).test(m.text)) ?? carriers[0]!;
+      return { ...m, carrier, rank: priority(m.text, carrier, q.prefer) };
+    })
+    .sort(
+      (a, b) =>
+        a.rank - b.rank ||
+        Number(b.path === primary.path) - Number(a.path === primary.path) ||
+        sharedPrefix(b.path, primary.path) - sharedPrefix(a.path, primary.path) ||
+        (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+        a.line - b.line,
+    );
+  const out: Location[] = [];
+  const checked = new Set<string>();
+  for (const h of hits) {
+    if (out.length >= STATIC_LOCATE.maxSupporting) break;
+    if (h.path.endsWith('.rs')) {
+      // Rust keeps unit tests inside source files; a file we cannot check is not vouched for.
+      if (!checked.has(h.path) && checked.size >= STATIC_LOCATE.maxSupportingFilesParsed) continue;
+      checked.add(h.path);
+      if (inFileTest(ctx, h.path, h.line)) continue;
+    }
+    ctx.read(h.path);
+    out.push({ role: 'supporting', path: h.path, symbol: h.carrier, start_line: h.line, end_line: h.line });
+  }
+  return out;
+}
+
+export function found(primary: Location, supporting: readonly Location[], gaps: readonly string[] = []): LocateResult {
+  return {
+    kind: 'found',
+    payload: {
+      locations: [primary, ...supporting].slice(0, EVIDENCE.maxLocations),
+      gaps: gaps.slice(0, EVIDENCE.maxGaps).map((g) => g.slice(0, EVIDENCE.gapMaxBytes)),
+    },
+  };
+}
+
+/**
+ * Chooses among `candidates` (dropping any whose clipped range does not name the
+ * subject, since a validator would reject it) and builds the result.
+ */
+export function settle(
+  ctx: AnalysisContext,
+  candidates: readonly Candidate[],
+  opts: {
+    readonly allowTest: boolean;
+    readonly spellings: readonly string[];
+    readonly support: (primary: Location, best: Candidate, others: readonly Candidate[]) => SupportingQuery | null;
+    readonly notFound: string;
+    /** False when discovery stopped at a bound, so an equally good candidate may be missing. */
+    readonly searchComplete: boolean;
+  },
+): LocateResult {
+  const named = candidates.filter((c) => {
+    const { start, end } = clip(c.span);
+    return mentions(ctx, c.path, start, end, opts.spellings);
+  });
+  const choice = choose(named, opts.allowTest);
+  if (choice.kind === 'ambiguous') return choice;
+  if (choice.kind === 'none') {
+    const inTests = choice.onlyInTests.slice(0, 3).map(describe);
+    return { kind: 'unresolved', reason: inTests.length > 0 ? `${opts.notFound} outside test code (seen only in ${inTests.join(', ')})` : opts.notFound };
+  }
+  const primary = primaryLocation(ctx, choice.best);
+  const q = opts.support(primary, choice.best, choice.others);
+  const gaps = ctx.truncated || !opts.searchComplete ? ['candidate search stopped at its match bound; an equally good definition may exist elsewhere'] : [];
+  return found(primary, q ? supportingLocations(ctx, primary, q) : [], gaps);
+}
+
+export interface Discovery {
+  readonly matches: readonly GrepMatch[];
+  /** Parseable files holding a match, product sources first, capped. */
+  readonly files: readonly string[];
+  readonly complete: boolean;
+}
+
+/** Candidate files for a subject: only files whose text matches are ever parsed. */
+export function discover(ctx: AnalysisContext, patterns: readonly string[], opts: GrepOptions, allowTest: boolean): Discovery {
+  const matches = ctx.grep(patterns, { ...opts, maxMatches: STATIC_LOCATE.maxCandidateMatches }).filter((m) => languageForPath(m.path) !== null);
+  const paths = [...new Set(matches.map((m) => m.path))]
+    .filter((p) => allowTest || !isTestPath(p))
+    .sort((a, b) => pathTier(a) - pathTier(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const files = paths.slice(0, STATIC_LOCATE.maxCandidateFiles);
+  return { matches, files, complete: files.length === paths.length };
+}
+
+export function candidateFrom(
+  path: string,
+  span: Span & { readonly inTest: boolean },
+  c: Pick<Candidate, 'kind' | 'name' | 'tier' | 'symbol' | 'carriers'>,
+): Candidate {
+  const s: Span = span.bodyLine === undefined ? { startLine: span.startLine, endLine: span.endLine } : { startLine: span.startLine, endLine: span.endLine, bodyLine: span.bodyLine };
+  return { path, span: s, inTest: span.inTest, ...c };
+}

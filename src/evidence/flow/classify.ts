@@ -1,0 +1,393 @@
+// Decides what one occurrence of the carrier identifier does: produce the
+// value, carry it, copy it, combine it with another source, or change
+// behaviour with it. The decision comes from the nearest enclosing construct in
+// the syntax tree, never from the line's text alone, so `if cfg.dry_run` and
+// `// dry_run` are told apart.
+import type { FlowRole } from '../../core/contracts.js';
+import type { SyntaxNode } from '../parse/treesitter.js';
+import {
+  ancestors,
+  branchCondition,
+  enclosingFunctionName,
+  enclosingRecordName,
+  shapes,
+  snippet,
+  within,
+  type Family,
+} from './syntax.js';
+import type { Spellings } from './spellings.js';
+
+export interface Hop {
+  readonly name: string;
+  /** The function a local binding lives in; null for a field followed across files. */
+  readonly scope: SyntaxNode | null;
+  /** The statement that introduced the new name; its own occurrence is already explained. */
+  readonly origin: SyntaxNode;
+}
+
+export type Verdict =
+  | { readonly kind: 'ignored' }
+  | { readonly kind: 'unaccounted' }
+  | {
+      readonly kind: 'step';
+      readonly role: FlowRole;
+      /** The construct the step's line range is taken from. */
+      readonly node: SyntaxNode;
+      /** When the range starts earlier than `node` (attributes above a field). */
+      readonly from?: SyntaxNode;
+      readonly symbol: string | null;
+      readonly description: string;
+      /** For a parser-filled field: the declaration itself, which also carries the value. */
+      readonly carrier?: { readonly node: SyntaxNode; readonly description: string };
+      readonly hop?: Hop;
+      /** Name of a callee the value is passed to and that the trace does not enter. */
+      readonly passedTo?: string;
+    };
+
+const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z0-9]*|"[^"]*"|'[^']*')$/;
+const ENV_READ = /\b(env::var(_os)?|getenv|Getenv|LookupEnv|environ|process\.env)\b/;
+const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
+const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
+const PARSER_DERIVE = /#\[derive\([^)]*\b(Parser|Args|StructOpt|Deserialize)\b/;
+const MEMBER_TYPES = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
+
+export class Classifier {
+  private readonly s;
+
+  constructor(
+    private readonly family: Family,
+    private readonly spellings: Spellings,
+  ) {
+    this.s = shapes(family);
+  }
+
+  classify(leaf: SyntaxNode): Verdict {
+    const chain = [leaf, ...ancestors(leaf)];
+    if (chain.some((n) => this.s.comments.has(n.type))) return { kind: 'ignored' };
+    if (this.family === 'rust' && chain.some(isRustTestItem)) return { kind: 'ignored' };
+    let start = leaf;
+    const str = this.enclosingString(chain);
+    if (str) {
+      if (!this.spellings.isOptionLiteral(stringContent(str))) {
+        // A `{name}` inside a format string is a read the trace cannot follow; prose is not.
+        return this.spellings.isInterpolated(str.text) ? { kind: 'unaccounted' } : { kind: 'ignored' };
+      }
+      start = str;
+    }
+    const attribute = chain.find((n) => n.type === 'attribute_item');
+    if (attribute) return this.attributeVerdict(attribute);
+    return this.walk(start);
+  }
+
+  private enclosingString(chain: SyntaxNode[]): SyntaxNode | null {
+    for (const n of chain) {
+      if (n.type === 'interpolation' || n.type === 'template_substitution') return null;
+      if (this.s.strings.has(n.type)) return n;
+    }
+    return null;
+  }
+
+  private walk(start: SyntaxNode): Verdict {
+    let pendingCall: SyntaxNode | null = null;
+    let prev = start;
+    for (let n: SyntaxNode | null = start; n; prev = n, n = n.parent) {
+      if (n !== start && this.s.containers.has(n.type)) break;
+      const field = this.s.fields[n.type];
+      if (field !== undefined) return this.fieldVerdict(n, field, prev);
+      if (this.isParam(n, prev)) return this.paramVerdict(n);
+      const cond = branchCondition(this.family, n);
+      if (cond && n !== start && within(prev, cond)) return this.consumerVerdict(n, start);
+      const binding = this.s.bindings[n.type];
+      if (binding) {
+        const [t, v] = binding;
+        const target = n.childForFieldName(t);
+        const value = n.childForFieldName(v);
+        if (target && value) return this.bindingVerdict(n, target, value, prev);
+      }
+      const keyed = this.s.keyed[n.type];
+      if (keyed) {
+        const key = n.childForFieldName(keyed[0]);
+        const value = n.childForFieldName(keyed[1]);
+        if (key && value) return this.keyedVerdict(n, key, value, prev);
+      }
+      if (this.s.shorthand.has(n.type)) {
+        return this.step('transformation', n, `\`${n.text}\` copied into ${this.ownerLabel(n, n.text)}`);
+      }
+      const call = this.s.calls[n.type];
+      if (call && !pendingCall) {
+        const args = n.childForFieldName(call[1]);
+        if (args && within(prev, args)) {
+          if (this.producesValue(n)) return this.step('producer', n, this.producerText(n));
+          pendingCall = n;
+        }
+      }
+      if (this.s.returns.has(n.type)) {
+        const fn = enclosingFunctionName(this.family, n);
+        return this.step('transformation', n, `\`${snippet(referenceText(start), 60)}\` returned from \`${fn ?? 'module'}\``);
+      }
+    }
+    if (pendingCall) {
+      const callee = calleeName(pendingCall, this.s.calls[pendingCall.type]![0]);
+      return {
+        ...this.step('transformation', pendingCall, `\`${snippet(referenceText(start), 60)}\` passed to \`${callee}\``),
+        passedTo: callee,
+      };
+    }
+    return { kind: 'unaccounted' };
+  }
+
+  private step(role: FlowRole, node: SyntaxNode, description: string): Verdict & { kind: 'step' } {
+    return { kind: 'step', role, node, symbol: enclosingFunctionName(this.family, node), description };
+  }
+
+  private isParam(n: SyntaxNode, prev: SyntaxNode): boolean {
+    if (!(n.type in this.s.params)) return false;
+    if (this.family === 'python' && n.type === 'identifier') {
+      return n.parent?.type === 'parameters' || n.parent?.type === 'lambda_parameters';
+    }
+    const name = this.paramName(n);
+    return name !== null && within(prev, name);
+  }
+
+  private paramName(n: SyntaxNode): SyntaxNode | null {
+    const field = this.s.params[n.type];
+    if (field === null || field === undefined) return n.type === 'identifier' ? n : n.namedChildren[0] ?? null;
+    return n.childForFieldName(field);
+  }
+
+  private paramVerdict(n: SyntaxNode): Verdict {
+    const name = this.paramName(n)?.text ?? n.text;
+    const fn = enclosingFunctionName(this.family, n);
+    const node = n.type === 'identifier' ? n.parent! : n;
+    return this.step('carrier', node, `parameter \`${name}\` of \`${fn ?? 'anonymous function'}\` carries the value`);
+  }
+
+  private fieldVerdict(n: SyntaxNode, nameField: string, prev: SyntaxNode): Verdict {
+    const name = n.childForFieldName(nameField);
+    const record = enclosingRecordName(this.family, n);
+    const label = record ? `${record}.${name?.text ?? '?'}` : name?.text ?? '?';
+    if (!name || !within(prev, name)) {
+      const value = n.childForFieldName('value');
+      if (value && within(prev, value)) {
+        return this.fieldStep('transformation', n, `\`${snippet(value.text, 60)}\` copied into \`${label}\``);
+      }
+      return { kind: 'unaccounted' };
+    }
+    const attrs = precedingAttributes(n);
+    const parsed =
+      this.family === 'rust' && (attrs.some((a) => PARSER_ATTRIBUTE.test(a.text)) || recordDerivesParser(n));
+    if (parsed) {
+      const head = attrs[0];
+      const how = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text));
+      return {
+        kind: 'step',
+        role: 'producer',
+        node: n,
+        from: head,
+        symbol: name.text,
+        description: `\`${label}\` is filled by ${how ? `\`${snippet(how.text, 60)}\`` : 'derived parsing'}`,
+        carrier: { node: n, description: `\`${label}\` carries the parsed value` },
+      };
+    }
+    return this.fieldStep('carrier', n, `\`${label}\` carries the value`);
+  }
+
+  private fieldStep(role: FlowRole, n: SyntaxNode, description: string): Verdict {
+    const name = n.childForFieldName(this.s.fields[n.type] ?? 'name');
+    return { kind: 'step', role, node: n, symbol: name?.text ?? null, description };
+  }
+
+  private attributeVerdict(attribute: SyntaxNode): Verdict {
+    let next = attribute.nextNamedSibling;
+    while (next && (next.type === 'attribute_item' || this.s.comments.has(next.type))) next = next.nextNamedSibling;
+    if (next?.type !== 'field_declaration') return { kind: 'ignored' };
+    const name = next.childForFieldName('name');
+    return name ? this.fieldVerdict(next, 'name', name) : { kind: 'unaccounted' };
+  }
+
+  private consumerVerdict(branch: SyntaxNode, start: SyntaxNode): Verdict {
+    const node = branch.type === 'let_condition' && branch.parent ? branch.parent : branch;
+    const word = branchWord(node.type);
+    const fn = enclosingFunctionName(this.family, node);
+    const where = fn ? ` in \`${fn}\`` : '';
+    return this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`);
+  }
+
+  private bindingVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, prev: SyntaxNode): Verdict {
+    const t = snippet(target.text, 60);
+    const v = snippet(value.text, 80);
+    if (this.family === 'python' && isClassBodyStatement(n)) {
+      const record = enclosingRecordName(this.family, n);
+      return { kind: 'step', role: 'carrier', node: n, symbol: t, description: `\`${record ? `${record}.` : ''}${t}\` carries the value` };
+    }
+    const override = this.overrideCondition(n);
+    if (this.combines(value)) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
+    if (within(prev, target)) {
+      if (this.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
+      if (/pattern/.test(target.type)) return this.step('transformation', n, `\`${t}\` destructured from \`${v}\``);
+      if (override) return this.step('precedence', n, `\`${t}\` overridden to \`${v}\` when \`${snippet(override.text, 60)}\``);
+      if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
+      if (LITERAL.test(value.text.trim())) return this.step('precedence', n, `\`${t}\` defaults to \`${v}\``);
+      return this.step('producer', n, `\`${t}\` assigned from \`${v}\``);
+    }
+    if (override) return this.step('precedence', n, `\`${t}\` overridden from \`${v}\` when \`${snippet(override.text, 60)}\``);
+    const verdict = this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
+    const hopName = lastName(target);
+    if (!hopName || this.spellings.mentions(target.text)) return verdict;
+    const local = target.type === 'identifier' || target.type === 'expression_list';
+    const scope = local ? enclosingFunction(this.family, n) : null;
+    return { ...verdict, hop: { name: hopName, scope, origin: n } };
+  }
+
+  private keyedVerdict(n: SyntaxNode, key: SyntaxNode, value: SyntaxNode, prev: SyntaxNode): Verdict {
+    const k = snippet(key.text, 60);
+    const v = snippet(value.text, 80);
+    const into = this.ownerLabel(n, k);
+    if (this.combines(value)) return this.step('precedence', n, `${into} = \`${v}\` combines sources`);
+    if (within(prev, key)) {
+      if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into ${into}`);
+      if (LITERAL.test(value.text.trim())) return this.step('precedence', n, `${into} defaults to \`${v}\``);
+      if (this.producesValue(value)) return this.step('producer', n, `${into} produced by \`${v}\``);
+      return this.step('producer', n, `${into} set from \`${v}\``);
+    }
+    const verdict = this.step('transformation', n, `\`${v}\` copied into ${into}`);
+    if (this.spellings.mentions(key.text) || !/^[A-Za-z_$][\w$]*$/.test(key.text)) return verdict;
+    return { ...verdict, hop: { name: key.text, scope: null, origin: n } };
+  }
+
+  /** `Config.dry_run` for a field of a named struct literal or constructor call, else `dry_run`. */
+  private ownerLabel(n: SyntaxNode, key: string): string {
+    let owner: SyntaxNode | null = null;
+    for (let p = n.parent; p && !owner; p = p.parent) {
+      if (p.type === 'struct_expression') owner = p.childForFieldName('name');
+      else if (p.type === 'composite_literal') owner = p.childForFieldName('type');
+      else if (p.type === 'call' && this.family === 'python') owner = p.childForFieldName('function');
+      else if (p.type === 'object' && p.parent && this.s.returns.has(p.parent.type)) {
+        return `field \`${key}\` of the object returned by \`${enclosingFunctionName(this.family, p) ?? 'module'}\``;
+      } else if (p.type === 'object' || this.s.containers.has(p.type)) break;
+    }
+    return owner ? `\`${snippet(owner.text, 40)}.${key}\`` : `\`${key}\``;
+  }
+
+  /** A branch this statement sits in the body of: the statement overrides a value under a condition. */
+  private overrideCondition(n: SyntaxNode): SyntaxNode | null {
+    let prev = n;
+    for (let p = n.parent; p; prev = p, p = p.parent) {
+      if (this.s.functions.has(p.type)) return null;
+      const cond = branchCondition(this.family, p);
+      if (cond && !within(prev, cond)) return cond;
+    }
+    return null;
+  }
+
+  /** Parsing the command line or reading the environment: where a value enters the program. */
+  private producesValue(n: SyntaxNode): boolean {
+    if (ENV_READ.test(n.text)) return true;
+    const found = descendants(n, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
+    return found !== null;
+  }
+
+  /** The expression picks between sources: `a || b`, `a ?? b`, `a or b`, a conditional, `unwrap_or`. */
+  private combines(n: SyntaxNode): boolean {
+    return (
+      descendants(n, (d) => {
+        if (d.type === 'ternary_expression' || d.type === 'conditional_expression' || d.type === 'if_expression') return true;
+        if (d.type === 'binary_expression' || d.type === 'boolean_operator') {
+          const op = operatorText(d);
+          return op === '||' || op === '??' || op === 'or';
+        }
+        const call = this.s.calls[d.type];
+        if (call) return DEFAULTING_CALL.test(calleeName(d, call[0]));
+        return false;
+      }) !== null
+    );
+  }
+
+  private producerText(call: SyntaxNode): string {
+    const callee = calleeName(call, this.s.calls[call.type]![0]);
+    const literal = descendants(call, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
+    return literal ? `\`${snippet(stringContent(literal), 60)}\` declared by \`${callee}\`` : `value read by \`${callee}\``;
+  }
+}
+
+function descendants(n: SyntaxNode, pred: (d: SyntaxNode) => boolean): SyntaxNode | null {
+  const stack = [n];
+  for (let budget = 4_096; stack.length > 0 && budget > 0; budget--) {
+    const d = stack.pop()!;
+    if (pred(d)) return d;
+    for (let i = d.namedChildCount - 1; i >= 0; i--) stack.push(d.namedChild(i)!);
+  }
+  return null;
+}
+
+function operatorText(n: SyntaxNode): string | null {
+  const op = n.childForFieldName('operator');
+  if (op) return op.text;
+  for (const c of n.children) if (c && !c.isNamed) return c.text;
+  return null;
+}
+
+export function stringContent(n: SyntaxNode): string {
+  return n.text.replace(/^[a-zA-Z]*("""|'''|["'`]|r#*")/, '').replace(/("""|'''|["'`]|"#*)$/, '');
+}
+
+function calleeName(call: SyntaxNode, field: string): string {
+  return snippet(call.childForFieldName(field)?.text ?? '?', 60);
+}
+
+/** The whole member chain around an occurrence: `cfg.dry_run`, not just `dry_run`. */
+function referenceText(n: SyntaxNode): string {
+  let cur = n;
+  while (cur.parent && MEMBER_TYPES.has(cur.parent.type)) cur = cur.parent;
+  return cur.text;
+}
+
+function lastName(target: SyntaxNode): string | null {
+  const m = /([A-Za-z_$][\w$]*)\s*$/.exec(target.text);
+  return m ? m[1]! : null;
+}
+
+function enclosingFunction(family: Family, n: SyntaxNode): SyntaxNode | null {
+  const fns = shapes(family).functions;
+  for (let p = n.parent; p; p = p.parent) if (fns.has(p.type) || p.type === 'arrow_function') return p;
+  return null;
+}
+
+function branchWord(type: string): string {
+  if (type.startsWith('if') || type === 'elif_clause') return 'if';
+  if (type.startsWith('while') || type.startsWith('do')) return 'while';
+  if (type.startsWith('for')) return 'for';
+  if (type.startsWith('match')) return 'match';
+  if (type.includes('switch') || type.includes('case')) return 'switch';
+  return 'conditional';
+}
+
+function precedingAttributes(n: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let p = n.previousNamedSibling; p; p = p.previousNamedSibling) {
+    if (p.type === 'attribute_item') out.unshift(p);
+    else if (p.type !== 'line_comment' && p.type !== 'block_comment') break;
+  }
+  return out;
+}
+
+function recordDerivesParser(field: SyntaxNode): boolean {
+  for (let p = field.parent; p; p = p.parent) {
+    if (p.type === 'struct_item') return precedingAttributes(p).some((a) => PARSER_DERIVE.test(a.text));
+  }
+  return false;
+}
+
+/** `#[test]` functions and `#[cfg(test)]` modules are test code even inside `src/`. */
+export function isRustTestItem(n: SyntaxNode): boolean {
+  if (n.type !== 'function_item' && n.type !== 'mod_item') return false;
+  return precedingAttributes(n).some((a) =>
+    n.type === 'mod_item' ? /^#\[cfg\(test\)\]$/.test(a.text.replace(/\s+/g, '')) : /^#\[(\w+::)*test\b/.test(a.text),
+  );
+}
+
+function isClassBodyStatement(n: SyntaxNode): boolean {
+  const stmt = n.parent?.type === 'expression_statement' ? n.parent : n;
+  return stmt.parent?.type === 'block' && stmt.parent.parent?.type === 'class_definition';
+}
+

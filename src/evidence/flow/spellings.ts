@@ -1,0 +1,94 @@
+// The names under which a subject appears in code. A CLI option or key shows up
+// as dry_run / DryRun / dryRun / DRY_RUN in identifiers and as `dry-run` inside
+// option literals; a symbol shows up only as itself.
+import { identifierSpellings, type SubjectKind } from '../../core/semantic.js';
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export interface Subject {
+  readonly kind: SubjectKind;
+  readonly name: string;
+}
+
+export interface Position {
+  readonly column: number;
+  readonly length: number;
+}
+
+export class Spellings {
+  private readonly word: RegExp;
+  private readonly optionList: RegExp | null;
+  private readonly literals: ReadonlySet<string>;
+
+  constructor(
+    /** Identifier forms, matched as whole words. */
+    readonly identifiers: readonly string[],
+    /** The dashed form of an option, matched only inside option literals. */
+    readonly dashed: string | null,
+  ) {
+    const alternatives = identifiers.map(escape).join('|');
+    this.word = new RegExp(`(?<![A-Za-z0-9_$])(?:${alternatives})(?![A-Za-z0-9_$])`, 'g');
+    // A whole option spec as commander or clap's builder writes it: `-n, --dry-run`, `--dry-run <when>`, `--[no-]dry-run`.
+    this.optionList = dashed ? new RegExp(`^(-\\w,?\\s*)?--(\\[no-\\]|no-)?${escape(dashed)}(\\s*[<\\[].*)?$`) : null;
+    const forms = dashed ? [...identifiers, dashed] : [...identifiers];
+    this.literals = new Set(forms.flatMap((f) => [f, `-${f}`, `--${f}`]));
+  }
+
+  /** Patterns for git grep -w; the dashed form only finds candidates and is confirmed in the tree. */
+  get grepPatterns(): string[] {
+    return this.dashed ? [...this.identifiers, this.dashed] : [...this.identifiers];
+  }
+
+  mentions(text: string): boolean {
+    this.word.lastIndex = 0;
+    return this.word.test(text);
+  }
+
+  /** Every place on a line where a spelling occurs as a token (identifier or dashed form). */
+  positions(line: string): Position[] {
+    const out: Position[] = [];
+    for (const m of line.matchAll(this.word)) out.push({ column: m.index, length: m[0].length });
+    if (this.dashed) {
+      const dashedRe = new RegExp(`(?<![A-Za-z0-9_])${escape(this.dashed)}(?![A-Za-z0-9_-])`, 'g');
+      for (const m of line.matchAll(dashedRe)) out.push({ column: m.index, length: m[0].length });
+    }
+    return out.sort((a, b) => a.column - b.column);
+  }
+
+  /** The string names the option or key itself (`'--dry-run'`, `"dry-run"`, `'-n, --dry-run'`), not prose about it. */
+  isOptionLiteral(content: string): boolean {
+    const t = content.trim();
+    return this.literals.has(t) || (this.optionList?.test(t) ?? false);
+  }
+
+  /** `{dry_run}` or `${dryRun}` inside a string: a read hidden in a format string. */
+  isInterpolated(stringText: string): boolean {
+    return this.identifiers.some((s) => new RegExp(`\\{[^{}]*(?<![A-Za-z0-9_$])${escape(s)}(?![A-Za-z0-9_$])[^{}]*\\}`).test(stringText));
+  }
+}
+
+/** Spellings for tracing or finding tests; null when the subject has no identifier to follow. */
+export function subjectSpellings(subject: Subject): Spellings | null {
+  const name = subject.name.trim();
+  switch (subject.kind) {
+    case 'cli_option':
+    case 'configuration_key': {
+      const forms = identifierSpellings(name);
+      const dashed = forms.find((f) => f.includes('-')) ?? null;
+      const identifiers = forms.filter((f) => /^[A-Za-z_$][\w$]*$/.test(f));
+      return identifiers.length > 0 ? new Spellings(identifiers, dashed) : null;
+    }
+    case 'symbol':
+    case 'module':
+    case 'test': {
+      const last = name.split(/::|\.|\/|#/).filter(Boolean).pop() ?? '';
+      return /^[A-Za-z_$][\w$]*$/.test(last) ? new Spellings([last], null) : null;
+    }
+    case 'file': {
+      const base = name.slice(name.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+      return /^[A-Za-z_$][\w$]*$/.test(base) ? new Spellings([base], null) : null;
+    }
+    case 'behavior':
+      return null;
+  }
+}

@@ -1,0 +1,191 @@
+// Language-neutral views of tree-sitter nodes for the four supported language
+// families. The flow tracer and the test finder ask structural questions
+// ("is this the condition of a branch?", "what function encloses this?") once,
+// here, instead of repeating per-grammar node names in every rule.
+import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
+
+export type Family = 'rust' | 'js' | 'python' | 'go';
+
+export function familyOf(lang: LanguageId): Family {
+  return lang === 'typescript' || lang === 'tsx' || lang === 'javascript' ? 'js' : lang;
+}
+
+interface Shapes {
+  readonly comments: ReadonlySet<string>;
+  readonly strings: ReadonlySet<string>;
+  /** Nodes whose children are statements; a statement is a direct child of one. */
+  readonly containers: ReadonlySet<string>;
+  /** Field or property declarations, with the field holding the declared name. */
+  readonly fields: Readonly<Record<string, string>>;
+  /** Parameter declarations, with the field holding the name (null: the node itself is the name). */
+  readonly params: Readonly<Record<string, string | null>>;
+  /** Bindings and assignments: [target field, value field]. */
+  readonly bindings: Readonly<Record<string, readonly [string, string]>>;
+  /** Keyed initializers (`key: value`, `key=value`): [key field, value field]. */
+  readonly keyed: Readonly<Record<string, readonly [string, string]>>;
+  /** Shorthand initializers whose single identifier is both key and value. */
+  readonly shorthand: ReadonlySet<string>;
+  /** Branching constructs and the field that holds the deciding expression (null: second named child). */
+  readonly branches: Readonly<Record<string, string | null>>;
+  readonly functions: ReadonlySet<string>;
+  /** Call nodes: [callee field, arguments field]. */
+  readonly calls: Readonly<Record<string, readonly [string, string]>>;
+  readonly returns: ReadonlySet<string>;
+  /** Nodes that name a type holding fields (struct, class, interface), with their name field. */
+  readonly records: Readonly<Record<string, string>>;
+}
+
+const SHAPES: Record<Family, Shapes> = {
+  rust: {
+    comments: new Set(['line_comment', 'block_comment']),
+    strings: new Set(['string_literal', 'raw_string_literal']),
+    containers: new Set(['block', 'declaration_list', 'field_declaration_list', 'source_file']),
+    fields: { field_declaration: 'name' },
+    params: { parameter: 'pattern' },
+    bindings: {
+      let_declaration: ['pattern', 'value'],
+      assignment_expression: ['left', 'right'],
+      compound_assignment_expr: ['left', 'right'],
+      const_item: ['name', 'value'],
+      static_item: ['name', 'value'],
+    },
+    keyed: { field_initializer: ['field', 'value'] },
+    shorthand: new Set(['shorthand_field_initializer']),
+    branches: { if_expression: 'condition', while_expression: 'condition', match_expression: 'value', let_condition: 'value' },
+    functions: new Set(['function_item', 'function_signature_item']),
+    calls: { call_expression: ['function', 'arguments'] },
+    returns: new Set(['return_expression']),
+    records: { struct_item: 'name', enum_item: 'name', union_item: 'name' },
+  },
+  js: {
+    comments: new Set(['comment']),
+    strings: new Set(['string', 'template_string']),
+    containers: new Set(['statement_block', 'program', 'class_body', 'interface_body', 'object_type', 'switch_body']),
+    fields: { property_signature: 'name', public_field_definition: 'name', field_definition: 'property' },
+    params: { required_parameter: 'pattern', optional_parameter: 'pattern' },
+    bindings: {
+      variable_declarator: ['name', 'value'],
+      assignment_expression: ['left', 'right'],
+      augmented_assignment_expression: ['left', 'right'],
+    },
+    keyed: { pair: ['key', 'value'] },
+    shorthand: new Set(['shorthand_property_identifier']),
+    branches: {
+      if_statement: 'condition',
+      while_statement: 'condition',
+      do_statement: 'condition',
+      ternary_expression: 'condition',
+      switch_statement: 'value',
+    },
+    functions: new Set(['function_declaration', 'method_definition', 'function_expression', 'generator_function_declaration']),
+    calls: { call_expression: ['function', 'arguments'], new_expression: ['constructor', 'arguments'] },
+    returns: new Set(['return_statement']),
+    records: { interface_declaration: 'name', class_declaration: 'name', type_alias_declaration: 'name', class: 'name' },
+  },
+  python: {
+    comments: new Set(['comment']),
+    strings: new Set(['string']),
+    containers: new Set(['block', 'module']),
+    fields: {},
+    params: { typed_parameter: null, default_parameter: 'name', typed_default_parameter: 'name', identifier: null },
+    bindings: { assignment: ['left', 'right'], augmented_assignment: ['left', 'right'] },
+    keyed: { keyword_argument: ['name', 'value'], pair: ['key', 'value'] },
+    shorthand: new Set(),
+    branches: { if_statement: 'condition', elif_clause: 'condition', while_statement: 'condition', conditional_expression: null, match_statement: 'subject' },
+    functions: new Set(['function_definition']),
+    calls: { call: ['function', 'arguments'] },
+    returns: new Set(['return_statement']),
+    records: { class_definition: 'name' },
+  },
+  go: {
+    comments: new Set(['comment']),
+    strings: new Set(['interpreted_string_literal', 'raw_string_literal']),
+    containers: new Set(['statement_list', 'block', 'source_file', 'field_declaration_list']),
+    fields: { field_declaration: 'name' },
+    params: { parameter_declaration: 'name' },
+    bindings: {
+      short_var_declaration: ['left', 'right'],
+      assignment_statement: ['left', 'right'],
+      var_spec: ['name', 'value'],
+      const_spec: ['name', 'value'],
+    },
+    keyed: { keyed_element: ['key', 'value'] },
+    shorthand: new Set(),
+    branches: {
+      if_statement: 'condition',
+      for_statement: 'condition',
+      expression_switch_statement: 'value',
+      expression_case: 'value',
+    },
+    functions: new Set(['function_declaration', 'method_declaration']),
+    calls: { call_expression: ['function', 'arguments'] },
+    returns: new Set(['return_statement']),
+    records: { type_spec: 'name' },
+  },
+};
+
+export function shapes(family: Family): Shapes {
+  return SHAPES[family];
+}
+
+const ALL_CONTAINERS = new Set(Object.values(SHAPES).flatMap((s) => [...s.containers]));
+
+/** A node whose children are statements, in any supported language. */
+export function isContainer(type: string): boolean {
+  return ALL_CONTAINERS.has(type);
+}
+
+/** True when `inner` lies within `outer` (same node included). */
+export function within(inner: SyntaxNode, outer: SyntaxNode): boolean {
+  return inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
+}
+
+export function ancestors(node: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let n = node.parent; n; n = n.parent) out.push(n);
+  return out;
+}
+
+/** The deciding expression of a branching construct, if `node` is one. */
+export function branchCondition(family: Family, node: SyntaxNode): SyntaxNode | null {
+  const field = shapes(family).branches[node.type];
+  if (field === undefined) return null;
+  if (field === null) return node.namedChildren[1] ?? null;
+  return node.childForFieldName(field);
+}
+
+/** The name of the nearest enclosing function, method or named arrow function. */
+export function enclosingFunctionName(family: Family, node: SyntaxNode): string | null {
+  const fns = shapes(family).functions;
+  for (let n: SyntaxNode | null = node; n; n = n.parent) {
+    if (fns.has(n.type)) return n.childForFieldName('name')?.text ?? null;
+    if (family === 'js' && n.type === 'arrow_function' && n.parent?.type === 'variable_declarator') {
+      return n.parent.childForFieldName('name')?.text ?? null;
+    }
+  }
+  return null;
+}
+
+/** The name of the record type (struct, class, interface) that declares `node`, if any. */
+export function enclosingRecordName(family: Family, node: SyntaxNode): string | null {
+  const records = shapes(family).records;
+  for (let n = node.parent; n; n = n.parent) {
+    const field = records[n.type];
+    if (field) return n.childForFieldName(field)?.text ?? null;
+    if (shapes(family).functions.has(n.type)) return null;
+  }
+  return null;
+}
+
+/** One line of source text for a description: whitespace collapsed, bounded. */
+export function snippet(text: string, max = 80): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** Offsets of each line start, so a (line, column) from grep maps to a tree index. */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}

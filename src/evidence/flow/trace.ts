@@ -1,0 +1,246 @@
+// runtime_flow (SPEC §7): every occurrence of the carrier in non-test source is
+// classified into a flow step, or reported as a gap. The flow is only offered
+// as complete when nothing is left over and every role is present; a missing
+// role is reported, never invented.
+import { FLOW_ROLES, runtimeFlowSchema, type FlowRole, type FlowStep, type Location, type RuntimeFlow } from '../../core/contracts.js';
+import { EVIDENCE, FLOW_TRACE } from '../../core/limits.js';
+import type { AnalysisContext, ParsedFile } from '../context.js';
+import type { SyntaxNode } from '../parse/treesitter.js';
+import { Classifier, type Hop, type Verdict } from './classify.js';
+import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
+import { Spellings, subjectSpellings, type Subject } from './spellings.js';
+import { familyOf, isContainer } from './syntax.js';
+
+export type FlowResult = { kind: 'found'; payload: RuntimeFlow } | { kind: 'unresolved'; reason: string };
+
+type StepVerdict = Verdict & { kind: 'step' };
+
+interface Draft {
+  readonly role: FlowRole;
+  readonly path: string;
+  readonly start: number;
+  readonly end: number;
+  readonly symbol: string | null;
+  readonly description: string;
+}
+
+const MEMBER_NAME_TYPES = new Set(['field_identifier', 'property_identifier', 'shorthand_property_identifier']);
+
+export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Location | null): FlowResult {
+  if (subject.kind === 'file' || subject.kind === 'behavior' || subject.kind === 'test') {
+    return { kind: 'unresolved', reason: `runtime_flow follows a value; a ${subject.kind} subject has none to follow` };
+  }
+  const spellings = subjectSpellings(subject);
+  if (!spellings) return { kind: 'unresolved', reason: `\`${subject.name}\` has no identifier spelling to follow` };
+  const { sites, truncated } = findSites(ctx, spellings, FLOW_TRACE.maxOccurrences);
+  if (sites.length === 0) {
+    return { kind: 'unresolved', reason: `no occurrence of ${spellings.grepPatterns.map((s) => `\`${s}\``).join(', ')} in non-test source` };
+  }
+  const flow = new FlowBuilder(spellings.identifiers[0]!);
+  if (truncated) flow.gap(`more than ${FLOW_TRACE.maxOccurrences} occurrences of the carrier; later ones were not examined`);
+  const hops = new Map<string, { hop: Hop; file: ParsedFile }>();
+  for (const site of sites) {
+    const verdict = classifierFor(site.file, spellings).classify(site.leaf);
+    flow.add(site, verdict);
+    if (verdict.kind === 'step' && verdict.hop && !hops.has(verdict.hop.name) && hops.size < FLOW_TRACE.maxHops) {
+      hops.set(verdict.hop.name, { hop: verdict.hop, file: site.file });
+    }
+  }
+  for (const { hop, file } of hops.values()) followHop(ctx, flow, hop, file);
+  if (flow.empty()) {
+    const unexplained = flow.unexplained();
+    const reason = unexplained.length > 0
+      ? `no occurrence of \`${spellings.identifiers[0]}\` could be placed in a flow; unexplained: ${unexplained.slice(0, 3).join('; ')}`
+      : `occurrences of \`${spellings.identifiers[0]}\` are only in comments or prose`;
+    return { kind: 'unresolved', reason };
+  }
+  return { kind: 'found', payload: flow.finish(primary) };
+}
+
+const classifiers = new WeakMap<Spellings, Map<string, Classifier>>();
+
+function classifierFor(file: ParsedFile, spellings: Spellings): Classifier {
+  const family = familyOf(file.language);
+  let byFamily = classifiers.get(spellings);
+  if (!byFamily) classifiers.set(spellings, (byFamily = new Map()));
+  let c = byFamily.get(family);
+  if (!c) byFamily.set(family, (c = new Classifier(family, spellings)));
+  return c;
+}
+
+/** One hop to a renamed carrier: a local inside its function, or a field wherever it is accessed. */
+function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: ParsedFile): void {
+  const spellings = new Spellings([hop.name], null);
+  let sites: Site[];
+  if (hop.scope) {
+    sites = sitesInNode(origin, hop.scope, spellings);
+  } else {
+    const matches = ctx.grep([hop.name], { word: true, pathspecs: ['*.rs', '*.ts', '*.tsx', '*.js', '*.mjs', '*.cjs', '*.py', '*.go'], maxMatches: FLOW_TRACE.maxHopOccurrences + 1 });
+    if (matches.length > FLOW_TRACE.maxHopOccurrences) {
+      flow.gap(`\`${hop.name}\` occurs too widely to follow (over ${FLOW_TRACE.maxHopOccurrences} lines)`);
+      return;
+    }
+    const byPath = new Map<string, number[]>();
+    for (const m of matches) if (isNonTestSource(m.path)) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m.line]);
+    sites = [];
+    for (const path of [...byPath.keys()].sort()) {
+      const file = ctx.parsed(path);
+      // Only field-shaped uses: a bare `enabled` elsewhere is a different variable.
+      if (file) sites.push(...sitesOnLines(file, byPath.get(path)!, spellings).filter((s) => isMemberName(s.leaf)));
+    }
+  }
+  for (const site of sites) {
+    if (site.file === origin && site.leaf.startIndex >= hop.origin.startIndex && site.leaf.endIndex <= hop.origin.endIndex) continue;
+    const verdict = classifierFor(site.file, spellings).classify(site.leaf);
+    flow.add(site, verdict.kind === 'step' ? { ...verdict, hop: undefined } : verdict);
+  }
+}
+
+function isMemberName(leaf: SyntaxNode): boolean {
+  if (MEMBER_NAME_TYPES.has(leaf.type)) return true;
+  const p = leaf.parent;
+  if (!p) return false;
+  return (
+    (p.type === 'attribute' && p.childForFieldName('attribute')?.equals(leaf) === true) ||
+    (p.type === 'keyword_argument' && p.childForFieldName('name')?.equals(leaf) === true) ||
+    p.type === 'literal_element' ||
+    p.type === 'shorthand_field_initializer'
+  );
+}
+
+class FlowBuilder {
+  private readonly drafts = new Map<string, Draft>();
+  private readonly unaccounted: string[] = [];
+  private readonly passed: { callee: string; at: string }[] = [];
+  private readonly parsedFields: Draft[] = [];
+  private readonly otherGaps: string[] = [];
+
+  constructor(private readonly carrier: string) {}
+
+  gap(text: string): void {
+    this.otherGaps.push(text);
+  }
+
+  empty(): boolean {
+    return this.drafts.size === 0;
+  }
+
+  unexplained(): readonly string[] {
+    return this.unaccounted;
+  }
+
+  add(site: Site, verdict: Verdict): void {
+    if (verdict.kind === 'ignored') return;
+    const path = site.file.path;
+    if (verdict.kind === 'unaccounted') {
+      const line = site.file.text.split('\n', site.line)[site.line - 1] ?? '';
+      const at = `${path}:${site.line}`;
+      if (!this.unaccounted.some((u) => u.startsWith(`${at}:`))) this.unaccounted.push(`${at}: \`${line.trim().slice(0, 80)}\``);
+      return;
+    }
+    const draft = this.draft(path, verdict);
+    if (verdict.passedTo) this.passed.push({ callee: verdict.passedTo, at: `${path}:${draft.start}` });
+    if (verdict.carrier) {
+      const n = verdict.carrier.node;
+      this.parsedFields.push({ role: 'carrier', path, start: n.startPosition.row + 1, end: n.endPosition.row + 1, symbol: verdict.symbol, description: verdict.carrier.description });
+    }
+  }
+
+  private draft(path: string, v: StepVerdict): Draft {
+    const [start, end] = range(v);
+    const key = `${v.role}\0${path}\0${start}\0${end}`;
+    const existing = this.drafts.get(key);
+    if (existing) return existing;
+    const draft: Draft = { role: v.role, path, start, end, symbol: v.symbol, description: v.description };
+    this.drafts.set(key, draft);
+    return draft;
+  }
+
+  finish(primary: Location | null): RuntimeFlow {
+    let drafts = [...this.drafts.values()];
+    // A parser-filled field is also where the value lives when nothing else declares it.
+    if (!drafts.some((d) => d.role === 'carrier')) drafts.push(...this.parsedFields);
+    drafts.sort(flowOrder);
+    const kept = selectSteps(drafts);
+    const gaps: string[] = [];
+    for (const role of FLOW_ROLES) {
+      if (!kept.some((d) => d.role === role)) gaps.push(`no ${role} of \`${this.carrier}\` found in non-test source`);
+    }
+    if (primary && !kept.some((d) => overlaps(d, primary))) {
+      gaps.push(`primary declaration ${primary.path}:${primary.start_line} is not among the traced occurrences`);
+    }
+    for (const u of this.unaccounted) gaps.push(`${u} is not accounted for`);
+    if (!drafts.some((d) => d.role === 'carrier' && d.description.startsWith('parameter'))) {
+      for (const p of this.passed) gaps.push(`value passed to \`${p.callee}\` at ${p.at} is not followed into the callee`);
+    }
+    const omitted = drafts.filter((d) => !kept.includes(d));
+    if (omitted.length > 0) {
+      gaps.push(`${omitted.length} further steps omitted (limit ${EVIDENCE.maxFlowSteps}): ${omitted.map((d) => `${d.path}:${d.start}`).join(', ')}`);
+    }
+    gaps.push(...this.otherGaps);
+    let primaryMarked = false;
+    const steps: FlowStep[] = kept.map((d) => {
+      const isPrimary = !primaryMarked && primary !== null && overlaps(d, primary);
+      primaryMarked ||= isPrimary;
+      return {
+        role: d.role,
+        location: { role: isPrimary ? 'primary' : 'supporting', path: d.path, symbol: d.symbol, start_line: d.start, end_line: d.end },
+        description: d.description,
+      };
+    });
+    return runtimeFlowSchema.parse({ scenario: 'default', steps, gaps: boundGaps(gaps) }, 'runtime_flow');
+  }
+}
+
+/** The construct a step stands for, bounded to the contract's line limit. */
+function range(v: StepVerdict): [number, number] {
+  let node = v.node;
+  if (v.role === 'consumer' ? isExpressionBranch(node) : v.role !== 'carrier' && !v.carrier) node = statementOf(node);
+  const start = (v.from ?? node).startPosition.row + 1;
+  const end = node.endPosition.row + 1;
+  return [start, Math.min(end, start + EVIDENCE.maxLocationLines - 1)];
+}
+
+function isExpressionBranch(n: SyntaxNode): boolean {
+  return n.type === 'ternary_expression' || n.type === 'conditional_expression';
+}
+
+/** The enclosing statement, or the construct itself when the statement is too long to cite. */
+function statementOf(n: SyntaxNode): SyntaxNode {
+  let cur = n;
+  while (cur.parent && !isContainer(cur.parent.type)) cur = cur.parent;
+  const lines = cur.endPosition.row - cur.startPosition.row + 1;
+  return lines <= EVIDENCE.maxLocationLines || !cur.parent ? cur : n;
+}
+
+function flowOrder(a: Draft, b: Draft): number {
+  return (
+    FLOW_ROLES.indexOf(a.role) - FLOW_ROLES.indexOf(b.role) ||
+    (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
+    a.start - b.start ||
+    a.end - b.end
+  );
+}
+
+/** At most the contract's step limit, keeping the first step of every role before filling in order. */
+function selectSteps(ordered: Draft[]): Draft[] {
+  if (ordered.length <= EVIDENCE.maxFlowSteps) return ordered;
+  const chosen = new Set<Draft>();
+  for (const role of FLOW_ROLES) {
+    const first = ordered.find((d) => d.role === role);
+    if (first) chosen.add(first);
+  }
+  for (const d of ordered) if (chosen.size < EVIDENCE.maxFlowSteps) chosen.add(d);
+  return ordered.filter((d) => chosen.has(d));
+}
+
+function overlaps(d: Draft, loc: Location): boolean {
+  return d.path === loc.path && d.start <= loc.end_line && loc.start_line <= d.end;
+}
+
+function boundGaps(gaps: string[]): string[] {
+  const clip = (s: string) => (Buffer.byteLength(s) <= EVIDENCE.gapMaxBytes ? s : `${Buffer.from(s).subarray(0, EVIDENCE.gapMaxBytes - 3).toString('utf8').replace(/\uFFFD$/, '')}…`);
+  if (gaps.length <= EVIDENCE.maxGaps) return gaps.map(clip);
+  const rest = gaps.slice(EVIDENCE.maxGaps - 1);
+  return [...gaps.slice(0, EVIDENCE.maxGaps - 1), `${rest.length} more gaps, first: ${rest[0]}`].map(clip);
+}

@@ -1,0 +1,198 @@
+// Go extraction: functions, methods with receiver types, type specs, struct
+// fields, interface methods, package-level consts and vars, Test* functions;
+// flag/pflag/cobra/kingpin flag calls and urfave/cli flag literals; struct tags,
+// os.Getenv and Get*/index key reads.
+import type { ParsedFile } from '../context.js';
+import type { SyntaxNode } from '../parse/treesitter.js';
+import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
+import { ancestors, closest, matchesOf, namedChildren, spanOf, startLine, stringValue } from './syntax.js';
+
+const DEFINITIONS = `
+(function_declaration name: (identifier) @name) @def
+(method_declaration receiver: (parameter_list) @recv name: (field_identifier) @name) @def
+(type_spec name: (type_identifier) @name) @def
+(type_alias name: (type_identifier) @name) @def
+(const_spec name: (identifier) @name) @def
+(source_file (var_declaration (var_spec name: (identifier) @name) @def))
+(field_declaration name: (field_identifier) @name) @def
+(method_elem name: (field_identifier) @name) @def
+`;
+const CALLS = `(call_expression function: (_) @fn arguments: (argument_list) @args) @call`;
+const LITERALS = `(composite_literal type: (_) @type body: (literal_value) @body) @lit`;
+const INDEXES = `(index_expression index: (interpreted_string_literal) @key) @index`;
+
+const STATEMENTS = new Set(['short_var_declaration', 'assignment_statement', 'expression_statement', 'var_spec', 'return_statement', 'keyed_element']);
+const BODY_STOP = new Set(['block', 'source_file']);
+const FLAG_CALL = /^(Bool|String|Int|Int64|Int32|Uint|Uint64|Uint32|Float64|Float32|Duration|Count|StringSlice|StringArray|IntSlice|BoolSlice|StringToString|IP|IPNet|Func|BoolFunc|Text|Var)(Var)?(P)?$/;
+const TAG_KEYS = new Set(['json', 'yaml', 'toml', 'mapstructure', 'env', 'envconfig', 'koanf', 'hcl', 'ini', 'xml', 'flag']);
+const KEY_READ = /^Get(String|Int|Int32|Int64|Uint|Bool|Float64|Duration|Time|StringSlice|IntSlice|StringMap\w*|SizeInBytes)?$/;
+const TEST_FUNC = /^(Test|Benchmark|Fuzz|Example)($|[^a-z])/;
+
+function receiverType(recv: SyntaxNode): string | null {
+  let t = namedChildren(recv)[0]?.childForFieldName('type') ?? null;
+  while (t && (t.type === 'pointer_type' || t.type === 'generic_type' || t.type === 'parenthesized_type'))
+    t = t.type === 'generic_type' ? t.childForFieldName('type') : namedChildren(t)[0] ?? null;
+  return t?.text ?? null;
+}
+
+function typeSpecOf(node: SyntaxNode): SyntaxNode | null {
+  for (const p of ancestors(node)) {
+    if (p.type === 'type_spec') return p;
+    if (p.type === 'function_declaration' || p.type === 'method_declaration') return null;
+  }
+  return null;
+}
+
+function kindOf(def: SyntaxNode, name: string, fileIsTest: boolean): DefinitionKind {
+  switch (def.type) {
+    case 'function_declaration':
+      return fileIsTest && TEST_FUNC.test(name) ? 'test' : 'function';
+    case 'method_declaration':
+    case 'method_elem':
+      return 'method';
+    case 'type_spec': {
+      const t = def.childForFieldName('type')?.type;
+      return t === 'struct_type' ? 'struct' : t === 'interface_type' ? 'interface' : 'type';
+    }
+    case 'type_alias':
+      return 'type';
+    case 'const_spec':
+      return 'const';
+    case 'field_declaration':
+      return 'field';
+    default:
+      return 'variable';
+  }
+}
+
+/** A single-spec `type X struct {…}` / `const X = …` is shown with its keyword line. */
+function outer(def: SyntaxNode): SyntaxNode {
+  const p = def.parent;
+  if (p && (p.type === 'type_declaration' || p.type === 'const_declaration' || p.type === 'var_declaration') && namedChildren(p).length === 1) return p;
+  return def;
+}
+
+function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
+  return matchesOf('go', DEFINITIONS, file.tree.rootNode).map((m) => {
+    const def = m.get('def')!;
+    const name = m.get('name')!;
+    const spec = def.type === 'type_spec' ? null : typeSpecOf(def);
+    const container = m.has('recv') ? receiverType(m.get('recv')!) : (spec?.childForFieldName('name')?.text ?? null);
+    const node = outer(def);
+    const body = def.childForFieldName('body') ?? def.childForFieldName('type');
+    return {
+      name: name.text,
+      kind: kindOf(def, name.text, fileIsTest),
+      container,
+      scope: container ? [container] : [],
+      nameLine: startLine(name),
+      inTest: fileIsTest,
+      ...spanOf(node, node, body),
+    };
+  });
+}
+
+function statementSpan(node: SyntaxNode): Span {
+  return spanOf(closest(node, STATEMENTS, BODY_STOP) ?? node);
+}
+
+/** The identifier a flag's value lands in: `&opts.DryRun` → DryRun, `dryRun := flag.Bool(…)` → dryRun. */
+function carrierOf(call: SyntaxNode, pointerArg: SyntaxNode | null): string | null {
+  if (pointerArg) return /(\w+)\s*$/.exec(pointerArg.text)?.[1] ?? null;
+  const stmt = closest(call, new Set(['short_var_declaration', 'assignment_statement', 'var_spec']), BODY_STOP);
+  const left = stmt?.childForFieldName('left') ?? stmt?.childForFieldName('name');
+  return left ? (/(\w+)\s*$/.exec(namedChildren(left)[0]?.text ?? left.text)?.[1] ?? null) : null;
+}
+
+function flagCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, fileIsTest: boolean): OptionDeclaration | null {
+  if (fn.type !== 'selector_expression') return null;
+  const method = fn.childForFieldName('field')?.text ?? '';
+  const argv = namedChildren(args).filter((a) => a.type !== 'comment');
+  let nameAt: number;
+  if (method === 'Flag') nameAt = 0;
+  else {
+    const shape = FLAG_CALL.exec(method);
+    if (!shape) return null;
+    nameAt = shape[2] || shape[1] === 'Var' || shape[1] === 'Text' ? 1 : 0;
+  }
+  const long = stringValue(argv[nameAt]);
+  if (!long || !/^[A-Za-z0-9][\w.-]*$/.test(long)) return null;
+  const short = method.endsWith('P') ? stringValue(argv[nameAt + 1]) : null;
+  const pointer = nameAt === 1 ? argv[0]! : null;
+  return {
+    framework: 'go-flag',
+    longs: [long],
+    shorts: short ? [short] : [],
+    carrier: carrierOf(call, pointer),
+    inTest: fileIsTest,
+    ...statementSpan(call),
+  };
+}
+
+/** urfave/cli: `&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}}` */
+function flagLiteral(type: SyntaxNode, body: SyntaxNode, lit: SyntaxNode, fileIsTest: boolean): OptionDeclaration | null {
+  if (!/(^|\.)\w*Flag$/.test(type.text)) return null;
+  const fields = new Map<string, SyntaxNode>();
+  for (const el of namedChildren(body).filter((e) => e.type === 'keyed_element')) {
+    const [k, v] = namedChildren(el);
+    if (k && v) fields.set(k.text, namedChildren(v)[0] ?? v);
+  }
+  const name = stringValue(fields.get('Name'));
+  if (!name) return null;
+  const aliasList = fields.get('Aliases');
+  const aliases = namedChildren(aliasList?.childForFieldName('body') ?? aliasList)
+    .map((e) => stringValue(namedChildren(e)[0] ?? e))
+    .filter((s): s is string => s !== null);
+  return {
+    framework: 'go-flag',
+    longs: [name, ...aliases.filter((a) => a.length > 1)],
+    shorts: aliases.filter((a) => a.length === 1),
+    carrier: null,
+    inTest: fileIsTest,
+    ...spanOf(lit),
+  };
+}
+
+function tagKeys(file: ParsedFile, fileIsTest: boolean): ConfigKeyDeclaration[] {
+  const out: ConfigKeyDeclaration[] = [];
+  for (const m of matchesOf('go', '(field_declaration name: (field_identifier) @name tag: (_) @tag) @field', file.tree.rootNode)) {
+    const tag = m.get('tag')!.text;
+    const keys = new Set<string>();
+    for (const [, k, v] of tag.matchAll(/(\w+):"([^"]*)"/g)) {
+      const key = v!.split(',')[0]!;
+      if (TAG_KEYS.has(k!) && key && key !== '-') keys.add(key);
+    }
+    const field = m.get('field')!;
+    for (const key of keys) out.push({ key, kind: 'schema-field', carrier: m.get('name')!.text, inTest: fileIsTest, ...spanOf(field) });
+  }
+  return out;
+}
+
+export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
+  const root = file.tree.rootNode;
+  const defs = definitions(file, fileIsTest);
+  const options: OptionDeclaration[] = [];
+  const configKeys = tagKeys(file, fileIsTest);
+  for (const m of matchesOf('go', CALLS, root)) {
+    const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];
+    const opt = flagCall(call, fn, args, fileIsTest);
+    if (opt) {
+      options.push(opt);
+      continue;
+    }
+    const method = fn.type === 'selector_expression' ? fn.childForFieldName('field')?.text ?? '' : '';
+    const key = stringValue(namedChildren(args)[0]);
+    if (!key) continue;
+    if (/^(os|syscall)\.(Getenv|LookupEnv)$/.test(fn.text)) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpan(call) });
+    else if (KEY_READ.test(method)) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpan(call) });
+  }
+  for (const m of matchesOf('go', LITERALS, root)) {
+    const opt = flagLiteral(m.get('type')!, m.get('body')!, m.get('lit')!, fileIsTest);
+    if (opt) options.push(opt);
+  }
+  for (const m of matchesOf('go', INDEXES, root)) {
+    const key = stringValue(m.get('key'));
+    if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpan(m.get('index')!) });
+  }
+  return { definitions: defs, options, configKeys };
+}

@@ -1,0 +1,136 @@
+// Python extraction: functions, classes, methods, class and instance fields,
+// module constants; argparse/optparse add_argument and click/typer option
+// declarations; dict/environment key reads and settings-class fields.
+import type { ParsedFile } from '../context.js';
+import type { SyntaxNode } from '../parse/treesitter.js';
+import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration } from './facts.js';
+import { ancestors, closest, flagNames, matchesOf, namedChildren, spanOf, startLine, stringValue } from './syntax.js';
+
+const DEFINITIONS = `
+(function_definition name: (identifier) @name) @def
+(class_definition name: (identifier) @name) @def
+(module (expression_statement (assignment left: (identifier) @name)) @def)
+(class_definition body: (block (expression_statement (assignment left: (identifier) @name)) @def))
+(function_definition
+  name: (identifier) @init
+  body: (block (expression_statement (assignment left: (attribute object: (identifier) @self attribute: (identifier) @name))) @def))
+`;
+const CALLS = `(call function: (_) @fn arguments: (argument_list) @args) @call`;
+const SUBSCRIPTS = `(subscript value: (_) @obj subscript: (string) @key) @sub`;
+
+const STATEMENTS = new Set(['expression_statement', 'return_statement', 'decorator', 'if_statement', 'assert_statement']);
+const BODY_STOP = new Set(['block', 'module']);
+const OPTION_CALLS = new Set(['add_argument', 'add_option']);
+const CLICK_CALLS = new Set(['option', 'Option']);
+const KEY_READ_METHODS = new Set(['get', 'getint', 'getfloat', 'getboolean', 'getlist', 'setdefault', 'pop']);
+const SETTINGS_CLASS = /config|settings|options|conf$/i;
+
+const isEnviron = (obj: SyntaxNode): boolean => /(^|\.)environ$/.test(obj.text);
+
+function outer(def: SyntaxNode): SyntaxNode {
+  return def.parent?.type === 'decorated_definition' ? def.parent : def;
+}
+
+function enclosingClass(node: SyntaxNode): SyntaxNode | null {
+  for (const p of ancestors(node)) {
+    if (p.type === 'class_definition') return p;
+    if (p.type === 'function_definition' && p.childForFieldName('name')?.text !== '__init__') return null;
+  }
+  return null;
+}
+
+function scopeOf(node: SyntaxNode): string[] {
+  const out: string[] = [];
+  for (const p of ancestors(node)) {
+    if (p.type === 'class_definition' || p.type === 'function_definition') out.unshift(p.childForFieldName('name')?.text ?? '');
+  }
+  return out.filter(Boolean);
+}
+
+function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
+  const out: Definition[] = [];
+  for (const m of matchesOf('python', DEFINITIONS, file.tree.rootNode)) {
+    const def = m.get('def')!;
+    const name = m.get('name')!;
+    if (m.has('init') && (m.get('init')!.text !== '__init__' || m.get('self')!.text !== 'self')) continue;
+    const cls = enclosingClass(def);
+    const container = cls?.childForFieldName('name')?.text ?? null;
+    let kind: DefinitionKind;
+    if (def.type === 'class_definition') kind = 'class';
+    else if (def.type === 'function_definition') {
+      const isTest = fileIsTest && name.text.startsWith('test') && (!container || container.startsWith('Test'));
+      kind = isTest ? 'test' : container ? 'method' : 'function';
+    } else if (container) kind = 'field';
+    else kind = /^[A-Z][A-Z0-9_]*$/.test(name.text) ? 'const' : 'variable';
+    const node = outer(def);
+    out.push({
+      name: name.text,
+      kind,
+      container,
+      scope: scopeOf(def),
+      nameLine: startLine(name),
+      inTest: fileIsTest,
+      ...spanOf(node, node, def.childForFieldName('body')),
+    });
+  }
+  return out;
+}
+
+function statementSpan(node: SyntaxNode) {
+  return spanOf(closest(node, STATEMENTS, BODY_STOP) ?? node);
+}
+
+function optionOf(call: SyntaxNode, method: string, args: SyntaxNode, inTest: boolean): OptionDeclaration | null {
+  const isArgparse = OPTION_CALLS.has(method);
+  if (!isArgparse && !CLICK_CALLS.has(method)) return null;
+  const positional = namedChildren(args)
+    .map((a) => stringValue(a))
+    .filter((s): s is string => s !== null);
+  const { longs, shorts } = flagNames(positional.filter((s) => s.startsWith('-')));
+  if (longs.length === 0 && shorts.length === 0) return null;
+  const dest = namedChildren(args)
+    .filter((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'dest')
+    .map((a) => stringValue(a.childForFieldName('value')))[0];
+  const named = isArgparse ? dest : positional.find((s) => !s.startsWith('-'));
+  const carrier = named ?? (longs[0] ?? shorts[0]!).replace(/-/g, '_');
+  return { framework: isArgparse ? 'argparse' : 'click', longs, shorts, carrier, inTest, ...statementSpan(call) };
+}
+
+function settingsFields(defs: readonly Definition[], fileIsTest: boolean): ConfigKeyDeclaration[] {
+  return defs
+    .filter((d) => d.kind === 'field' && d.container !== null && SETTINGS_CLASS.test(d.container))
+    .map((d) => ({ key: d.name, kind: 'config-field' as const, carrier: d.name, inTest: fileIsTest, startLine: d.startLine, endLine: d.endLine }));
+}
+
+export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts {
+  const root = file.tree.rootNode;
+  const defs = definitions(file, fileIsTest);
+  const options: OptionDeclaration[] = [];
+  const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);
+  for (const m of matchesOf('python', CALLS, root)) {
+    const call = m.get('call')!;
+    const fn = m.get('fn')!;
+    const args = m.get('args')!;
+    const method = fn.type === 'attribute' ? fn.childForFieldName('attribute')?.text : fn.type === 'identifier' ? fn.text : undefined;
+    if (!method) continue;
+    const opt = optionOf(call, method, args, fileIsTest);
+    if (opt) {
+      options.push(opt);
+      continue;
+    }
+    const key = stringValue(namedChildren(args)[0]);
+    if (!key) continue;
+    const obj = fn.type === 'attribute' ? fn.childForFieldName('object') : null;
+    if (method === 'getenv' || (obj && isEnviron(obj) && method === 'get'))
+      configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpan(call) });
+    else if (obj && KEY_READ_METHODS.has(method))
+      configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpan(call) });
+  }
+  for (const m of matchesOf('python', SUBSCRIPTS, root)) {
+    const key = stringValue(m.get('key'));
+    if (!key) continue;
+    const kind = isEnviron(m.get('obj')!) ? 'env-read' : 'key-read';
+    configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpan(m.get('sub')!) });
+  }
+  return { definitions: defs, options, configKeys };
+}

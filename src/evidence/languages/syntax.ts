@@ -1,0 +1,105 @@
+// Node helpers shared by the language extractors: line spans, string literal
+// values, statement and ancestor lookups. Tree-sitter rows are 0-based; every
+// span here is 1-based and inclusive.
+import { query, type LanguageId, type SyntaxNode } from '../parse/treesitter.js';
+import type { Span } from './facts.js';
+
+export const startLine = (n: SyntaxNode): number => n.startPosition.row + 1;
+
+/** A node that ends at column 0 (doc comments swallow their newline) ends on the previous line. */
+export function endLine(n: SyntaxNode): number {
+  const { row, column } = n.endPosition;
+  return column === 0 && row > n.startPosition.row ? row : row + 1;
+}
+
+export function spanOf(first: SyntaxNode, last: SyntaxNode = first, body?: SyntaxNode | null): Span {
+  const span = { startLine: startLine(first), endLine: endLine(last) };
+  return body ? { ...span, bodyLine: startLine(body) } : span;
+}
+
+const STRING_PARTS = new Set([
+  'string_content',
+  'string_fragment',
+  'interpreted_string_literal_content',
+  'raw_string_literal_content',
+  'escape_sequence',
+]);
+const STRING_NODES = new Set([
+  'string_literal',
+  'raw_string_literal',
+  'string',
+  'interpreted_string_literal',
+  'template_string',
+  'char_literal',
+]);
+
+/** The value of a string literal without interpolation, or null for anything else. */
+export function stringValue(n: SyntaxNode | null | undefined): string | null {
+  if (!n || !STRING_NODES.has(n.type)) return null;
+  if (n.type === 'char_literal') return n.text.slice(1, -1);
+  let out = '';
+  for (const c of n.namedChildren) {
+    if (!c) continue;
+    if (!STRING_PARTS.has(c.type) && c.type !== 'string_start' && c.type !== 'string_end') return null;
+    if (STRING_PARTS.has(c.type)) out += c.type === 'escape_sequence' ? unescape(c.text) : c.text;
+  }
+  return out;
+}
+
+function unescape(seq: string): string {
+  const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', '0': '\0' };
+  const ch = seq.slice(1);
+  return simple[ch] ?? ch;
+}
+
+export function namedChildren(n: SyntaxNode | null | undefined): SyntaxNode[] {
+  return n ? n.namedChildren.filter((c): c is SyntaxNode => c !== null) : [];
+}
+
+export function children(n: SyntaxNode | null | undefined): SyntaxNode[] {
+  return n ? n.children.filter((c): c is SyntaxNode => c !== null) : [];
+}
+
+export function* ancestors(n: SyntaxNode): Generator<SyntaxNode> {
+  for (let p = n.parent; p; p = p.parent) yield p;
+}
+
+/** Every match of `source` in the file, as capture-name → node maps. */
+export function matchesOf(lang: LanguageId, source: string, root: SyntaxNode): Map<string, SyntaxNode>[] {
+  return query(lang, source)
+    .matches(root)
+    .map((m) => new Map(m.captures.map((c) => [c.name, c.node] as const)));
+}
+
+/** Smallest ancestor-or-self whose type is in `types`, stopping at any type in `stop`. */
+export function closest(n: SyntaxNode, types: ReadonlySet<string>, stop: ReadonlySet<string> = new Set()): SyntaxNode | null {
+  for (let p: SyntaxNode | null = n; p; p = p.parent) {
+    if (types.has(p.type)) return p;
+    if (p !== n && stop.has(p.type)) return null;
+  }
+  return null;
+}
+
+/** The literal arguments of a call's argument list, in order (non-literals are null). */
+export function literalArgs(args: SyntaxNode | null): (string | null)[] {
+  return namedChildren(args)
+    .filter((a) => a.type !== 'comment')
+    .map((a) => stringValue(a));
+}
+
+export function isWithin(span: Span, line: number): boolean {
+  return line >= span.startLine && line <= span.endLine;
+}
+
+/** Flags named in declaration strings such as `-n, --dry-run <v>` or `--jobs=N`. */
+export function flagNames(specs: readonly string[]): { longs: string[]; shorts: string[] } {
+  const longs: string[] = [];
+  const shorts: string[] = [];
+  for (const token of specs.flatMap((s) => s.split(/[\s,|]+/))) {
+    const long = /^--([A-Za-z0-9][\w.-]*)/.exec(token);
+    const short = /^-([A-Za-z0-9?])$/.exec(token.replace(/[=<[].*$/, ''));
+    if (long) longs.push(long[1]!);
+    else if (short) shorts.push(short[1]!);
+  }
+  return { longs, shorts };
+}

@@ -1,0 +1,258 @@
+// TypeScript/JavaScript extraction: functions, classes, methods, interfaces,
+// type aliases, enums, namespaces, fields and top-level constants; commander
+// `.option()`/`new Option()`, yargs `.option()`, node:util parseArgs option
+// objects; process.env, subscript and `.get()` key reads, settings-type fields;
+// it/test/describe blocks as tests.
+import type { ParsedFile } from '../context.js';
+import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
+import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
+import { ancestors, closest, flagNames, matchesOf, namedChildren, spanOf, startLine, stringValue } from './syntax.js';
+
+const COMMON_DEFINITIONS = `
+(function_declaration name: (identifier) @name) @def
+(generator_function_declaration name: (identifier) @name) @def
+(method_definition name: (property_identifier) @name) @def
+(variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @def))
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def)))
+`;
+const TS_DEFINITIONS = `${COMMON_DEFINITIONS}
+(class_declaration name: (type_identifier) @name) @def
+(abstract_class_declaration name: (type_identifier) @name) @def
+(interface_declaration name: (type_identifier) @name) @def
+(type_alias_declaration name: (type_identifier) @name) @def
+(enum_declaration name: (identifier) @name) @def
+(internal_module name: (identifier) @name) @def
+(public_field_definition name: (property_identifier) @name) @def
+(property_signature name: (property_identifier) @name) @def
+(method_signature name: (property_identifier) @name) @def
+`;
+const JS_DEFINITIONS = `${COMMON_DEFINITIONS}
+(class_declaration name: (identifier) @name) @def
+(field_definition property: (property_identifier) @name) @def
+`;
+const CALLS = `(call_expression function: (_) @fn arguments: (arguments) @args) @call`;
+const NEWS = `(new_expression constructor: (identifier) @ctor arguments: (arguments) @args) @call`;
+const SUBSCRIPTS = `(subscript_expression object: (_) @obj index: (string) @key) @sub`;
+const MEMBERS = `(member_expression object: (member_expression) @obj property: (property_identifier) @key) @member`;
+const PAIRS = `(pair key: [(property_identifier) (string)] @key value: (object) @value) @pair`;
+
+const KIND: Record<string, DefinitionKind> = {
+  function_declaration: 'function',
+  generator_function_declaration: 'function',
+  method_definition: 'method',
+  method_signature: 'method',
+  class_declaration: 'class',
+  abstract_class_declaration: 'class',
+  interface_declaration: 'interface',
+  type_alias_declaration: 'type',
+  enum_declaration: 'enum',
+  internal_module: 'module',
+  public_field_definition: 'field',
+  field_definition: 'field',
+  property_signature: 'field',
+};
+const CONTAINERS = new Set([
+  'class_declaration',
+  'abstract_class_declaration',
+  'class',
+  'interface_declaration',
+  'type_alias_declaration',
+  'internal_module',
+]);
+const STATEMENTS = new Set([
+  'expression_statement',
+  'lexical_declaration',
+  'variable_declaration',
+  'return_statement',
+  'pair',
+  'public_field_definition',
+  'field_definition',
+  'if_statement',
+]);
+const BODY_STOP = new Set(['statement_block', 'program', 'class_body']);
+const TEST_CALLS = new Set(['it', 'test', 'describe', 'suite']);
+const KEY_READ_METHODS = new Set(['get', 'getString', 'getNumber', 'getBoolean', 'getInt']);
+const SETTINGS_TYPE = /config|settings|options|env$/i;
+
+const nameOf = (n: SyntaxNode | null | undefined): string | null => n?.childForFieldName('name')?.text ?? null;
+
+function containerOf(node: SyntaxNode): string | null {
+  for (const p of ancestors(node)) {
+    if (CONTAINERS.has(p.type)) return nameOf(p) ?? (p.parent?.type === 'variable_declarator' ? nameOf(p.parent) : null);
+    if (p.type === 'function_declaration' || p.type === 'statement_block') return null;
+  }
+  return null;
+}
+
+function scopeOf(node: SyntaxNode): string[] {
+  const out: string[] = [];
+  for (const p of ancestors(node)) if (CONTAINERS.has(p.type) && nameOf(p)) out.unshift(nameOf(p)!);
+  return out;
+}
+
+/** The construct a maintainer sees: `export …`, the whole `const x = …` declaration. */
+function outer(def: SyntaxNode): SyntaxNode {
+  let n = def;
+  if (n.type === 'variable_declarator' && n.parent && namedChildren(n.parent).length === 1) n = n.parent;
+  if (n.parent?.type === 'export_statement') n = n.parent;
+  return n;
+}
+
+function bodyOf(def: SyntaxNode): SyntaxNode | null {
+  return def.childForFieldName('body') ?? def.childForFieldName('value')?.childForFieldName('body') ?? null;
+}
+
+function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
+  const seen = new Set<number>();
+  const out: Definition[] = [];
+  const source = file.language === 'javascript' ? JS_DEFINITIONS : TS_DEFINITIONS;
+  for (const m of matchesOf(file.language, source, file.tree.rootNode)) {
+    const def = m.get('def')!;
+    if (seen.has(def.id)) continue;
+    seen.add(def.id);
+    const name = m.get('name')!;
+    const value = def.type === 'variable_declarator' ? def.childForFieldName('value') : null;
+    let kind: DefinitionKind = KIND[def.type] ?? 'variable';
+    if (value && (value.type === 'arrow_function' || value.type === 'function_expression')) kind = 'function';
+    else if (value?.type === 'class') kind = 'class';
+    else if (def.type === 'variable_declarator') kind = def.parent?.text.startsWith('const') ? 'const' : 'variable';
+    const container = containerOf(def);
+    if (kind === 'function' && container) kind = 'method';
+    const node = outer(def);
+    out.push({ name: name.text, kind, container, scope: scopeOf(def), nameLine: startLine(name), inTest: fileIsTest, ...spanOf(node, node, bodyOf(def)) });
+  }
+  return out.concat(testBlocks(file, fileIsTest));
+}
+
+function calleeName(fn: SyntaxNode): string | null {
+  if (fn.type === 'identifier') return fn.text;
+  if (fn.type === 'member_expression') return fn.childForFieldName('object')?.type === 'identifier' ? fn.childForFieldName('object')!.text : null;
+  return null;
+}
+
+/** `describe('x', …)` / `it('y', …)` blocks; the container is the enclosing describe titles joined with ' > '. */
+function testBlocks(file: ParsedFile, fileIsTest: boolean): Definition[] {
+  if (!fileIsTest) return [];
+  const out: Definition[] = [];
+  for (const m of matchesOf(file.language, CALLS, file.tree.rootNode)) {
+    const callee = calleeName(m.get('fn')!);
+    const title = stringValue(namedChildren(m.get('args')!)[0]);
+    if (!callee || !TEST_CALLS.has(callee) || title === null) continue;
+    const call = m.get('call')!;
+    const titles: string[] = [];
+    for (const p of ancestors(call)) {
+      if (p.type !== 'call_expression') continue;
+      const outerCallee = calleeName(p.childForFieldName('function')!);
+      const outerTitle = stringValue(namedChildren(p.childForFieldName('arguments'))[0]);
+      if (outerCallee && TEST_CALLS.has(outerCallee) && outerTitle !== null) titles.unshift(outerTitle);
+    }
+    const node = call.parent?.type === 'expression_statement' ? call.parent : call;
+    const body = namedChildren(m.get('args')!)[1]?.childForFieldName('body') ?? null;
+    out.push({
+      name: title,
+      kind: 'test',
+      container: titles.length > 0 ? titles.join(' > ') : null,
+      scope: titles,
+      nameLine: startLine(call),
+      inTest: true,
+      ...spanOf(node, node, body),
+    });
+  }
+  return out;
+}
+
+function statementSpan(node: SyntaxNode): Span {
+  return spanOf(closest(node, STATEMENTS, BODY_STOP) ?? node);
+}
+
+const camel = (long: string): string => long.replace(/^no-/, '').replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+function objectStrings(obj: SyntaxNode | undefined, key: string): string[] {
+  const out: string[] = [];
+  for (const pair of namedChildren(obj).filter((p) => p.type === 'pair')) {
+    const k = pair.childForFieldName('key');
+    if ((k?.type === 'string' ? stringValue(k) : k?.text) !== key) continue;
+    const v = pair.childForFieldName('value');
+    const values = v?.type === 'array' ? namedChildren(v).map((e) => stringValue(e)) : [stringValue(v)];
+    out.push(...values.filter((s): s is string => s !== null));
+  }
+  return out;
+}
+
+/** `.option()` in a chain spans from its `.option` to its closing parenthesis. */
+function chainedSpan(call: SyntaxNode, fn: SyntaxNode): Span {
+  if (fn.type !== 'member_expression' || fn.childForFieldName('object')?.type !== 'call_expression') return statementSpan(call);
+  return spanOf(fn.childForFieldName('property')!, call);
+}
+
+function optionCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, inTest: boolean): OptionDeclaration | null {
+  const method = fn.type === 'member_expression' ? fn.childForFieldName('property')?.text : null;
+  if (method !== 'option' && method !== 'requiredOption') return null;
+  const [first, second] = namedChildren(args);
+  const spec = stringValue(first);
+  if (spec === null) return null;
+  if (spec.startsWith('-')) {
+    const { longs, shorts } = flagNames([spec]);
+    if (longs.length === 0 && shorts.length === 0) return null;
+    return { framework: 'commander', longs, shorts, carrier: longs[0] ? camel(longs[0]) : null, inTest, ...chainedSpan(call, fn) };
+  }
+  if (!/^[A-Za-z0-9][\w-]*$/.test(spec)) return null;
+  const aliases = objectStrings(second?.type === 'object' ? second : undefined, 'alias');
+  const longs = [spec, ...aliases.filter((a) => a.length > 1)];
+  const shorts = aliases.filter((a) => a.length === 1);
+  return { framework: 'yargs', longs, shorts, carrier: camel(spec), inTest, ...chainedSpan(call, fn) };
+}
+
+/** `parseArgs({ options: { 'dry-run': { type: 'boolean', short: 'n' } } })` */
+function parseArgsOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTest: boolean): OptionDeclaration | null {
+  const type = objectStrings(value, 'type')[0];
+  const holder = pair.parent?.parent;
+  if ((type !== 'boolean' && type !== 'string') || holder?.type !== 'pair' || holder.childForFieldName('key')?.text !== 'options') return null;
+  return { framework: 'node-parseargs', longs: [key], shorts: objectStrings(value, 'short'), carrier: key, inTest, ...spanOf(pair) };
+}
+
+function settingsFields(defs: readonly Definition[], fileIsTest: boolean): ConfigKeyDeclaration[] {
+  return defs
+    .filter((d) => d.kind === 'field' && d.container !== null && SETTINGS_TYPE.test(d.container))
+    .map((d) => ({ key: d.name, kind: 'config-field' as const, carrier: d.name, inTest: fileIsTest, startLine: d.startLine, endLine: d.endLine }));
+}
+
+export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFacts {
+  const lang: LanguageId = file.language;
+  const root = file.tree.rootNode;
+  const defs = definitions(file, fileIsTest);
+  const options: OptionDeclaration[] = [];
+  const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);
+  const push = (key: string, kind: ConfigKeyDeclaration['kind'], at: SyntaxNode) =>
+    configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpan(at) });
+
+  for (const m of matchesOf(lang, CALLS, root)) {
+    const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];
+    const opt = optionCall(call, fn, args, fileIsTest);
+    if (opt) options.push(opt);
+    const method = fn.type === 'member_expression' ? fn.childForFieldName('property')?.text : null;
+    const key = stringValue(namedChildren(args)[0]);
+    if (!opt && key && method && KEY_READ_METHODS.has(method)) push(key, 'key-read', call);
+  }
+  for (const m of matchesOf(lang, NEWS, root)) {
+    if (m.get('ctor')!.text !== 'Option') continue;
+    const { longs, shorts } = flagNames([stringValue(namedChildren(m.get('args')!)[0]) ?? '']);
+    if (longs.length === 0 && shorts.length === 0) continue;
+    options.push({ framework: 'commander', longs, shorts, carrier: longs[0] ? camel(longs[0]) : null, inTest: fileIsTest, ...statementSpan(m.get('call')!) });
+  }
+  for (const m of matchesOf(lang, PAIRS, root)) {
+    const keyNode = m.get('key')!;
+    const key = keyNode.type === 'string' ? stringValue(keyNode) : keyNode.text;
+    const opt = key ? parseArgsOption(m.get('pair')!, key, m.get('value')!, fileIsTest) : null;
+    if (opt) options.push(opt);
+  }
+  for (const m of matchesOf(lang, SUBSCRIPTS, root)) {
+    const key = stringValue(m.get('key'));
+    if (key) push(key, /(^|\.)env$/.test(m.get('obj')!.text) ? 'env-read' : 'key-read', m.get('sub')!);
+  }
+  for (const m of matchesOf(lang, MEMBERS, root)) {
+    if (/(^|\.)env$/.test(m.get('obj')!.text)) push(m.get('key')!.text, 'env-read', m.get('member')!);
+  }
+  return { definitions: defs, options, configKeys };
+}

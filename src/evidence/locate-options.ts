@@ -1,0 +1,116 @@
+// implementation_location for CLI options and configuration keys. The
+// primary location is the construct that declares the option (a clap field
+// with its attribute, an add_argument/.option()/flag.Bool call) or the
+// schema field / read that defines the key; supporting locations are where
+// the carrier identifier is read.
+import { identifierSpellings } from '../core/semantic.js';
+import type { AnalysisContext } from './context.js';
+import { candidateFrom, discover, settle, type Candidate, type Discovery, type LocateResult } from './candidates.js';
+import { CONFIG_KEY_KINDS, factsOf, type OptionDeclaration } from './languages/index.js';
+import { literalSites } from './languages/literals.js';
+import { escapeRegex, mentionSpellings, normalized, optionName, type OptionName } from './names.js';
+
+const NOT_NAME = '([^A-Za-z0-9_-]|$)';
+
+/** Lines that can declare the option: quoted names, `--name`, and `name:` fields (clap derive's default long). */
+function optionPatterns(o: OptionName): string[] {
+  if (o.long) {
+    const long = escapeRegex(o.long);
+    const field = escapeRegex(o.long.replace(/-/g, '_'));
+    return [`["'\`](--)?${long}${NOT_NAME}`, `--${long}${NOT_NAME}`, `(^|[^A-Za-z0-9_])${field}[[:space:]]*:`];
+  }
+  const short = escapeRegex(o.short!);
+  return [`["'\`]-?${short}["'\`,]`, `["'\`]-${short}[ ,]`, `short[[:space:]]*[=(:][[:space:]]*['"]${short}['"]`];
+}
+
+function declares(o: OptionName, d: OptionDeclaration): boolean {
+  if (o.long) return d.longs.some((l) => normalized(l) === normalized(o.long!));
+  return d.shorts.includes(o.short!);
+}
+
+/** Spellings of the option's carrier in code (dry_run, DryRun, dryRun, DRY_RUN — not the kebab flag text). */
+function carrierSpellings(name: string): string[] {
+  return identifierSpellings(name).filter((s) => /^[A-Za-z_][\w]*$/.test(s));
+}
+
+function literalCandidates(ctx: AnalysisContext, discovery: Discovery, o: OptionName, display: string): Candidate[] {
+  const values = o.long ? [o.long, `--${o.long}`] : [`-${o.short}`];
+  const files = new Set(discovery.files);
+  return discovery.matches
+    .filter((m) => files.has(m.path))
+    .flatMap((m) => {
+      const parsed = ctx.parsed(m.path);
+      if (!parsed) return [];
+      return literalSites(parsed, m.line, values).map((site) =>
+        candidateFrom(m.path, { ...site.span, inTest: site.inTest }, {
+          kind: site.accessor ? 'flag-definition' : 'literal',
+          name: display,
+          tier: site.accessor ? 1 : 2,
+          symbol: site.symbol,
+          carriers: o.long ? carrierSpellings(o.long) : [],
+        }),
+      );
+    });
+}
+
+export function locateOption(ctx: AnalysisContext, subject: string): LocateResult {
+  const o = optionName(subject);
+  if (!o.long && !o.short) return { kind: 'unresolved', reason: `cli option ${subject} names no flag` };
+  const display = o.long ? `--${o.long}` : `-${o.short}`;
+  const discovery = discover(ctx, optionPatterns(o), { regex: true }, false);
+  const declared: Candidate[] = discovery.files.flatMap((path) => {
+    const parsed = ctx.parsed(path);
+    if (!parsed) return [];
+    return factsOf(parsed)
+      .options.filter((d) => declares(o, d))
+      .map((d) =>
+        candidateFrom(path, d, {
+          kind: d.framework,
+          name: display,
+          tier: 0,
+          symbol: d.carrier,
+          carriers: [...new Set([...(d.carrier ? [d.carrier] : []), ...carrierSpellings(d.longs[0] ?? '')])],
+        }),
+      );
+  });
+  const candidates = declared.some((c) => !c.inTest) ? declared : [...declared, ...literalCandidates(ctx, discovery, o, display)];
+  const spellings = o.long ? mentionSpellings(o.long) : [`-${o.short}`, `'${o.short}'`, `"${o.short}"`];
+  return settle(ctx, candidates, {
+    allowTest: false,
+    spellings,
+    notFound: `no declaration of cli option ${display}`,
+    searchComplete: discovery.complete,
+    support: (_primary, best) => ({ carriers: best.carriers, prefer: 'reads' }),
+  });
+}
+
+export function locateConfigKey(ctx: AnalysisContext, subject: string): LocateResult {
+  const key = subject.trim();
+  const last = key.includes('.') ? key.slice(key.lastIndexOf('.') + 1) : null;
+  const wanted = new Set([normalized(key), ...(last ? [normalized(last)] : [])]);
+  const patterns = [...new Set([key, ...identifierSpellings(key), ...(last ? [last, ...identifierSpellings(last)] : [])])];
+  const discovery = discover(ctx, patterns, { word: true }, false);
+  const candidates: Candidate[] = discovery.files.flatMap((path) => {
+    const parsed = ctx.parsed(path);
+    if (!parsed) return [];
+    return factsOf(parsed)
+      .configKeys.filter((k) => wanted.has(normalized(k.key)))
+      .map((k) =>
+        candidateFrom(path, k, {
+          kind: k.kind,
+          name: k.key,
+          // An exact spelling of a dotted key beats a match on its last segment.
+          tier: CONFIG_KEY_KINDS.indexOf(k.kind) * 2 + (normalized(k.key) === normalized(key) ? 0 : 1),
+          symbol: k.carrier,
+          carriers: [...new Set([...(k.carrier ? [k.carrier] : []), ...carrierSpellings(last ?? key)])],
+        }),
+      );
+  });
+  return settle(ctx, candidates, {
+    allowTest: false,
+    spellings: mentionSpellings(key).concat(last ? mentionSpellings(last) : []),
+    notFound: `no declaration or read of configuration key ${key}`,
+    searchComplete: discovery.complete,
+    support: (_primary, best) => ({ carriers: best.carriers, prefer: 'reads' }),
+  });
+}

@@ -1,0 +1,105 @@
+// Test definitions in one parsed file, as each runner names them: Rust
+// `#[test]` functions inside their inline modules, `it`/`test` calls inside
+// their `describe` titles, pytest functions inside `Test*` classes, and Go
+// `TestXxx(t *testing.T)` functions.
+import type { ParsedFile } from '../context.js';
+import { isRustTestItem, stringContent } from '../flow/classify.js';
+import { familyOf, type Family } from '../flow/syntax.js';
+import type { SyntaxNode } from '../parse/treesitter.js';
+
+export interface TestCase {
+  readonly path: string;
+  readonly family: Family;
+  /** The test's own name: function name or `it(...)` title. */
+  readonly name: string;
+  /** Enclosing names the runner composes into the full name, outermost first. */
+  readonly scopes: readonly string[];
+  readonly startLine: number;
+  readonly endLine: number;
+  /** Source text of the definition. */
+  readonly body: string;
+}
+
+const JS_TEST_CALLEE = /^(it|test)(\.(only|concurrent|sequential))?$/;
+const JS_SUITE_CALLEE = /^(describe|suite)(\.(only|concurrent|sequential))?$/;
+const GO_TEST_NAME = /^Test([A-Z0-9_]|$)/;
+
+export function testsInFile(file: ParsedFile): TestCase[] {
+  const family = familyOf(file.language);
+  const out: TestCase[] = [];
+  const visit = (node: SyntaxNode, scopes: string[]): void => {
+    const found = testAt(family, file, node, scopes);
+    if (found) {
+      out.push(found);
+      return;
+    }
+    const scope = scopeName(family, node);
+    const inner = scope === null ? scopes : [...scopes, scope];
+    for (const child of node.namedChildren) if (child) visit(child, inner);
+  };
+  visit(file.tree.rootNode, []);
+  return out;
+}
+
+function testAt(family: Family, file: ParsedFile, node: SyntaxNode, scopes: string[]): TestCase | null {
+  const make = (name: string): TestCase => ({
+    path: file.path,
+    family,
+    name,
+    scopes,
+    startLine: node.startPosition.row + 1,
+    endLine: node.endPosition.row + 1,
+    body: node.text,
+  });
+  switch (family) {
+    case 'rust':
+      return node.type === 'function_item' && isRustTestItem(node) ? make(node.childForFieldName('name')?.text ?? '') : null;
+    case 'js': {
+      if (node.type !== 'call_expression') return null;
+      const callee = node.childForFieldName('function')?.text ?? '';
+      const title = firstStringArgument(node);
+      return JS_TEST_CALLEE.test(callee) && title !== null ? make(title) : null;
+    }
+    case 'python': {
+      if (node.type !== 'function_definition') return null;
+      const name = node.childForFieldName('name')?.text ?? '';
+      const inClass = scopes.length > 0;
+      const atTop = node.parent?.type === 'module' || node.parent?.type === 'decorated_definition';
+      return name.startsWith('test') && (inClass || atTop) ? make(name) : null;
+    }
+    case 'go': {
+      if (node.type !== 'function_declaration' || !file.path.endsWith('_test.go')) return null;
+      const name = node.childForFieldName('name')?.text ?? '';
+      const params = node.childForFieldName('parameters')?.text ?? '';
+      return GO_TEST_NAME.test(name) && /\*testing\.T\b/.test(params) ? make(name) : null;
+    }
+  }
+}
+
+/** A name the runner puts in front of the tests inside `node`, if any. */
+function scopeName(family: Family, node: SyntaxNode): string | null {
+  switch (family) {
+    case 'rust':
+      return node.type === 'mod_item' && node.childForFieldName('body') ? node.childForFieldName('name')?.text ?? null : null;
+    case 'js': {
+      if (node.type !== 'call_expression') return null;
+      const callee = node.childForFieldName('function')?.text ?? '';
+      return JS_SUITE_CALLEE.test(callee) ? firstStringArgument(node) : null;
+    }
+    case 'python': {
+      if (node.type !== 'class_definition') return null;
+      const name = node.childForFieldName('name')?.text ?? '';
+      return name.startsWith('Test') ? name : null;
+    }
+    case 'go':
+      return null;
+  }
+}
+
+/** A literal title; a template with substitutions is not a fixed name. */
+function firstStringArgument(call: SyntaxNode): string | null {
+  const first = call.childForFieldName('arguments')?.namedChildren[0];
+  if (!first || (first.type !== 'string' && first.type !== 'template_string')) return null;
+  if (first.namedChildren.some((c) => c?.type === 'template_substitution' || c?.type === 'escape_sequence')) return null;
+  return stringContent(first);
+}

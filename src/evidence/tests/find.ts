@@ -1,0 +1,99 @@
+// focused_tests (SPEC §7): the most specific test that exercises the subject,
+// with the exact command that runs only it. "Specific" means: the test's own
+// name carries the subject, then the fewest lines around the mentions; ties
+// break by path and line so the answer is deterministic.
+import { focusedTestsSchema, type FocusedTests, type Location } from '../../core/contracts.js';
+import { TEST_FINDER } from '../../core/limits.js';
+import { isTestPath, type AnalysisContext } from '../context.js';
+import { SOURCE_PATHSPECS } from '../flow/sites.js';
+import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
+import { commandFor } from './commands.js';
+import { testsInFile, type TestCase } from './discover.js';
+
+export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'unresolved'; reason: string };
+
+interface Ranked {
+  readonly test: TestCase;
+  /** 3: the test is the subject; 2: its name carries a spelling; 1: an enclosing suite's does; 0: only its body mentions it. */
+  readonly nameScore: number;
+  readonly lines: number;
+}
+
+const TRIES = 8;
+
+export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary: Location | null): TestsResult {
+  if (subject.kind === 'behavior') {
+    return { kind: 'unresolved', reason: 'a behavior subject names no identifier a test could mention' };
+  }
+  const spellings = subjectSpellings(subject);
+  if (!spellings) return { kind: 'unresolved', reason: `\`${subject.name}\` has no identifier spelling to search tests for` };
+  const extra = primary?.symbol && /^[A-Za-z_$][\w$]*$/.test(primary.symbol) && !spellings.identifiers.includes(primary.symbol) ? primary.symbol : null;
+  const mention = extra ? new Spellings([...spellings.identifiers, extra], spellings.dashed) : spellings;
+
+  const files = candidateFiles(ctx, mention);
+  const ranked: Ranked[] = [];
+  for (const path of files) {
+    const file = ctx.parsed(path);
+    if (!file) continue;
+    for (const test of testsInFile(file)) {
+      const score = nameScore(subject, spellings, test);
+      if (score < 2 && mention.positions(test.body).length === 0) continue;
+      ranked.push({ test, nameScore: score, lines: test.endLine - test.startLine + 1 });
+    }
+  }
+  if (ranked.length === 0) {
+    const names = mention.grepPatterns.map((s) => `\`${s}\``).join(', ');
+    return { kind: 'unresolved', reason: `no test in ${files.length} candidate files mentions ${names}` };
+  }
+  ranked.sort(
+    (a, b) =>
+      b.nameScore - a.nameScore ||
+      a.lines - b.lines ||
+      (a.test.path < b.test.path ? -1 : a.test.path > b.test.path ? 1 : 0) ||
+      a.test.startLine - b.test.startLine,
+  );
+  const reasons: string[] = [];
+  for (const { test } of ranked.slice(0, TRIES)) {
+    const result = commandFor(ctx, test);
+    if (result.kind === 'unresolved') {
+      reasons.push(result.reason);
+      continue;
+    }
+    const payload = focusedTestsSchema.parse(
+      {
+        ...result.command,
+        selection: 'representative',
+        location: { role: 'primary', path: test.path, symbol: test.name, start_line: test.startLine, end_line: Math.min(test.endLine, test.startLine + 199) },
+      },
+      'focused_tests',
+    );
+    return { kind: 'found', payload };
+  }
+  return { kind: 'unresolved', reason: `tests mention the subject but none has a runnable command: ${reasons[0]}` };
+}
+
+/**
+ * Test files (and Rust sources, whose unit tests live beside the code) that
+ * contain a spelling, test paths first. Not whole-word: a test named
+ * `dry_run_plans_nothing` is a candidate even if its body never says `dry_run`.
+ */
+function candidateFiles(ctx: AnalysisContext, spellings: Spellings): string[] {
+  const paths = new Set(ctx.grep(spellings.grepPatterns, { pathspecs: SOURCE_PATHSPECS }).map((m) => m.path));
+  const tests = [...paths].filter(isTestPath).sort();
+  const rustSources = [...paths].filter((p) => !isTestPath(p) && p.endsWith('.rs')).sort();
+  return [...tests, ...rustSources].slice(0, TEST_FINDER.maxCandidateFiles);
+}
+
+const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+function nameScore(subject: Subject, spellings: Spellings, test: TestCase): number {
+  if (subject.kind === 'test') {
+    const full = [...test.scopes, test.name];
+    const wanted = subject.name.split(/::|\.| > /).filter(Boolean);
+    if (full.join('::').endsWith(wanted.join('::')) || test.name === subject.name) return 3;
+  }
+  const key = squash(spellings.identifiers[0]!);
+  if (key === '') return 0;
+  if (squash(test.name).includes(key)) return 2;
+  return test.scopes.some((s) => squash(s).includes(key)) ? 1 : 0;
+}

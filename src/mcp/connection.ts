@@ -1,0 +1,252 @@
+// One MCP connection (SPEC §4): lifecycle and version negotiation, duplicate
+// ids, one active tools/call with a bounded FIFO queue, cancellation and
+// progress. Every outgoing message goes through the single `send` function,
+// so stdout has exactly one writer.
+import { MCP } from '../core/limits.js';
+import type { ResolveProgress } from '../core/resolution.js';
+import { classify, ErrorCode, errorResponse, notification, resultResponse, idKey, type RequestId } from './jsonrpc.js';
+import { NEEDLE_VERSION } from './version.js';
+
+export type ProtocolVersion = (typeof MCP.supportedProtocolVersions)[number];
+
+export interface CallContext {
+  readonly protocolVersion: ProtocolVersion;
+  readonly signal: AbortSignal;
+  /** Present only when the client asked for progress with `_meta.progressToken`. */
+  readonly progress?: (p: ResolveProgress) => void;
+}
+
+export type CallOutcome =
+  | { readonly kind: 'result'; readonly result: object; readonly delivered?: () => void }
+  | { readonly kind: 'error'; readonly code: number; readonly message: string };
+
+/** What the connection needs from the tool side (implemented by McpSession). */
+export interface ToolHost {
+  initialized(version: ProtocolVersion): void;
+  listTools(version: ProtocolVersion): object[];
+  callTool(params: unknown, ctx: CallContext): Promise<CallOutcome>;
+}
+
+export const SERVER_INSTRUCTIONS =
+  'Needle serves proof-checked repository evidence. Before searching or opening files to find where something is ' +
+  'implemented, how a value flows at runtime, or which test covers it, call need_context with the subject and the ' +
+  'evidence you need. Use the returned paths and line ranges directly and do not repeat discovery they cover. ' +
+  'A bypass result means continue with your own tools.';
+
+interface Pending {
+  readonly id: RequestId;
+  readonly key: string;
+  readonly method: string;
+  readonly params: unknown;
+}
+
+export function negotiateVersion(requested: string): ProtocolVersion {
+  const supported: readonly string[] = MCP.supportedProtocolVersions;
+  return supported.includes(requested) ? (requested as ProtocolVersion) : MCP.latestProtocolVersion;
+}
+
+function progressToken(params: unknown): string | number | null {
+  if (typeof params !== 'object' || params === null) return null;
+  const meta = (params as Record<string, unknown>)._meta;
+  if (typeof meta !== 'object' || meta === null) return null;
+  const token = (meta as Record<string, unknown>).progressToken;
+  return typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token)) ? token : null;
+}
+
+export class Connection {
+  private version: ProtocolVersion | null = null;
+  private readonly seenIds = new Set<string>();
+  private readonly queue: Pending[] = [];
+  private active: { readonly key: string; readonly abort: AbortController } | null = null;
+  private ending = false;
+  private onIdle: (() => void) | null = null;
+
+  constructor(
+    private readonly host: ToolHost,
+    private readonly send: (message: object) => void,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  receiveLine(text: string): void {
+    const msg = classify(text);
+    switch (msg.kind) {
+      case 'invalid':
+        this.send(errorResponse(msg.id, msg.code, msg.message));
+        return;
+      case 'response':
+        this.log('ignored a response message: this server sends no requests');
+        return;
+      case 'notification':
+        this.notify(msg.method, msg.params);
+        return;
+      case 'request':
+        this.admit({ id: msg.id, key: msg.key, method: msg.method, params: msg.params });
+    }
+  }
+
+  receiveOversize(): void {
+    this.send(errorResponse(null, ErrorCode.parse, `request line exceeds ${MCP.maxLineBytes} bytes`));
+  }
+
+  receiveInvalidUtf8(): void {
+    this.send(errorResponse(null, ErrorCode.parse, 'parse error: line is not valid UTF-8'));
+  }
+
+  /** End of input: resolves once the active call and every queued request are answered. */
+  end(): Promise<void> {
+    this.ending = true;
+    if (!this.active) return Promise.resolve();
+    return new Promise((resolve) => (this.onIdle = resolve));
+  }
+
+  private admit(req: Pending): void {
+    if (this.seenIds.has(req.key)) {
+      this.send(errorResponse(req.id, ErrorCode.invalidRequest, 'duplicate request id'));
+      return;
+    }
+    if (this.active) {
+      if (this.queue.length >= MCP.maxQueuedLines) {
+        this.send(errorResponse(req.id, ErrorCode.queueFull, `request queue is full (${MCP.maxQueuedLines} waiting)`));
+        return;
+      }
+      this.seenIds.add(req.key);
+      this.queue.push(req);
+      return;
+    }
+    this.seenIds.add(req.key);
+    this.dispatch(req);
+  }
+
+  private notify(method: string, params: unknown): void {
+    if (method !== 'notifications/cancelled') return;
+    const requestId = (params as { requestId?: unknown } | null)?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    const key = idKey(requestId);
+    if (this.active?.key === key) {
+      this.active.abort.abort();
+      return;
+    }
+    const at = this.queue.findIndex((p) => p.key === key);
+    if (at === -1) return;
+    const [cancelled] = this.queue.splice(at, 1);
+    if (cancelled!.method === 'tools/call')
+      this.send(
+        resultResponse(cancelled!.id, {
+          content: [{ type: 'text', text: 'request cancelled before it started' }],
+          isError: true,
+        }),
+      );
+    else this.send(errorResponse(cancelled!.id, ErrorCode.cancelled, 'request cancelled before it started'));
+  }
+
+  private dispatch(req: Pending): void {
+    if (req.method === 'initialize') return this.initialize(req);
+    if (!this.version) {
+      this.send(errorResponse(req.id, ErrorCode.notInitialized, 'server is not initialized; send initialize first'));
+      return;
+    }
+    switch (req.method) {
+      case 'ping':
+        this.send(resultResponse(req.id, {}));
+        return;
+      case 'tools/list':
+        this.send(resultResponse(req.id, { tools: this.host.listTools(this.version) }));
+        return;
+      case 'tools/call':
+        this.startCall(req, this.version);
+        return;
+      default:
+        this.send(errorResponse(req.id, ErrorCode.methodNotFound, `method not found: ${req.method.slice(0, 64)}`));
+    }
+  }
+
+  private initialize(req: Pending): void {
+    if (this.version) {
+      this.send(errorResponse(req.id, ErrorCode.invalidRequest, 'initialize may be called only once'));
+      return;
+    }
+    const requested = (req.params as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
+    if (typeof req.params !== 'object' || req.params === null || typeof requested !== 'string') {
+      this.send(errorResponse(req.id, ErrorCode.invalidParams, 'initialize requires params.protocolVersion (a string)'));
+      return;
+    }
+    const version = negotiateVersion(requested);
+    this.version = version;
+    this.host.initialized(version);
+    this.send(
+      resultResponse(req.id, {
+        protocolVersion: version,
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: 'needle', version: NEEDLE_VERSION },
+        instructions: SERVER_INSTRUCTIONS,
+      }),
+    );
+  }
+
+  private startCall(req: Pending, protocolVersion: ProtocolVersion): void {
+    const abort = new AbortController();
+    const call = { key: req.key, abort };
+    this.active = call;
+    const token = progressToken(req.params);
+    let open = true;
+    const ctx: CallContext = {
+      protocolVersion,
+      signal: abort.signal,
+      ...(token !== null ? { progress: this.progressSender(token, () => open) } : {}),
+    };
+    let outcome: Promise<CallOutcome>;
+    try {
+      outcome = this.host.callTool(req.params, ctx);
+    } catch (e) {
+      outcome = Promise.reject(e);
+    }
+    outcome
+      .then(
+        (o) => {
+          open = false;
+          if (o.kind === 'error') this.send(errorResponse(req.id, o.code, o.message));
+          else {
+            this.send(resultResponse(req.id, o.result));
+            o.delivered?.();
+          }
+        },
+        (e: unknown) => {
+          open = false;
+          this.log(`internal error in tools/call: ${(e as Error)?.stack ?? String(e)}`);
+          this.send(errorResponse(req.id, ErrorCode.internal, 'internal error'));
+        },
+      )
+      .finally(() => {
+        this.active = null;
+        this.drain();
+      });
+  }
+
+  private progressSender(token: string | number, open: () => boolean): (p: ResolveProgress) => void {
+    let lastAt = -Infinity;
+    let lastProgress = -Infinity;
+    return (p) => {
+      const now = Date.now();
+      if (!open() || p.progress <= lastProgress || now - lastAt < MCP.progressMinIntervalMs) return;
+      lastAt = now;
+      lastProgress = p.progress;
+      this.send(
+        notification('notifications/progress', {
+          progressToken: token,
+          progress: p.progress,
+          ...(p.total !== undefined ? { total: p.total } : {}),
+          message: p.message.slice(0, 200),
+        }),
+      );
+    };
+  }
+
+  private drain(): void {
+    while (!this.active && this.queue.length > 0) this.dispatch(this.queue.shift()!);
+    if (!this.active && this.ending && this.onIdle) {
+      const resolve = this.onIdle;
+      this.onIdle = null;
+      resolve();
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// EngineResult → need_context result (SPEC §4, reference §3). Status follows
+// what is really served: `hit` from certified cache with no worker,
+// `generated` when a worker produced part of it, `bypass` when nothing
+// certified is served. Unsafe resolutions never carry context.
+import { MCP } from '../core/limits.js';
+import type { CompiledNeed } from '../core/need.js';
+import type { Relation } from '../core/relation.js';
+import { UNSAFE_KINDS, type EngineResult, type Resolution } from '../core/resolution.js';
+import { PREDICATES, type Predicate } from '../core/semantic.js';
+import { needContextOutputSchema, type NeedContextOutput } from './tools/need-context.js';
+
+function cutBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let cut = text.slice(0, maxBytes);
+  while (Buffer.byteLength(cut) > maxBytes) cut = cut.slice(0, -1);
+  // Never end on half of a surrogate pair.
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+const ordered = (list: readonly Predicate[]): Predicate[] => PREDICATES.filter((p) => list.includes(p));
+
+function boundedResolution(r: Resolution): Resolution {
+  return 'reason' in r ? { ...r, reason: cutBytes(r.reason, MCP.maxReasonBytes) } : r;
+}
+
+export function projectNeedResult(
+  need: CompiledNeed,
+  step: { ordinal: number; relation: Relation },
+  r: EngineResult,
+): NeedContextOutput {
+  const unsafe = UNSAFE_KINDS.has(r.resolution.kind);
+  const satisfied = unsafe ? [] : ordered(r.satisfied);
+  const served = satisfied.length > 0;
+  const output = {
+    status: !served ? 'bypass' : r.workerSpawned ? 'generated' : 'hit',
+    route: need.route,
+    subject: { kind: need.subject.kind, name: need.subject.name },
+    need_id: need.id,
+    step: { ordinal: step.ordinal, relation: step.relation },
+    satisfied,
+    missing: unsafe ? ordered([...r.missing, ...r.satisfied]) : ordered(r.missing),
+    resolution: boundedResolution(r.resolution),
+    reuse_unit: r.reuseUnit,
+    claim_ids: [...r.claimIds],
+    cache_hit: r.cacheHit,
+    worker_spawned: r.workerSpawned,
+    result_digest: r.resultDigest,
+    context: unsafe ? '' : cutBytes(r.context, MCP.maxContextChars),
+  };
+  // The published output schema is the final gate: a result that does not
+  // conform is a runtime failure, never a malformed answer.
+  return needContextOutputSchema.parse(output, 'result');
+}
+
+export interface ToolResultMeta {
+  readonly interface_digest: string;
+  readonly session_digest: string;
+  readonly request_digest: string;
+  readonly elapsed_ms: number;
+}
+
+/** A successful tools/call result; structuredContent only under the modern protocol. */
+export function toolResult(text: string, structured: object, modern: boolean, meta: ToolResultMeta): object {
+  return {
+    content: [{ type: 'text', text }],
+    ...(modern ? { structuredContent: structured } : {}),
+    isError: false,
+    _meta: meta,
+  };
+}
+
+/** A runtime failure: one line of our own words, no stack, nothing secret. */
+export function toolError(message: string): object {
+  return { content: [{ type: 'text', text: message.split('\n', 1)[0]!.slice(0, 400) }], isError: true };
+}

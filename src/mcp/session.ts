@@ -1,0 +1,290 @@
+// The tool side of one MCP connection: validates every tools/call before any
+// side effect, runs need_context through the ledger and the engine, persists
+// each admitted step with its events, and routes change tools to their
+// handlers. Invalid input is -32602; runtime failures are one-line tool errors.
+import { ChangeError } from '../changes/model.js';
+import { blake3 } from '../core/digest.js';
+import { MCP } from '../core/limits.js';
+import { compileNeed, NeedCompileError, type CompiledNeed } from '../core/need.js';
+import type { Engine, EngineResult } from '../core/resolution.js';
+import { SchemaError, stableStringify, type Schema } from '../core/schema.js';
+import type { Db } from '../store/db.js';
+import { insertSession, setSessionProtocol } from '../store/sessions.js';
+import { addStepEvent, beginStep, finishStep } from '../store/steps.js';
+import { bypassResult } from './bypass-engine.js';
+import type { CallContext, CallOutcome, ProtocolVersion, ToolHost } from './connection.js';
+import type { FrozenSession } from './freeze.js';
+import { ErrorCode } from './jsonrpc.js';
+import { Ledger, NEED_LIMIT_REASON } from './ledger.js';
+import { projectNeedResult, toolError, toolResult } from './result.js';
+import { buildCatalog, CHANGE_TOOL_NAMES, TOOL_NAMES, type Catalog, type ToolName } from './tools/catalog.js';
+import {
+  parsePrepareChange,
+  parseVerifyChange,
+  prepareChangeResultSchema,
+  verifyChangeResultSchema,
+  type ChangeToolAnswer,
+  type ChangeTools,
+} from './tools/change.js';
+import { parseNeedContext } from './tools/need-context.js';
+
+export const CANCELLED_MESSAGE = 'request cancelled; nothing was delivered for this need';
+
+/** -32602: thrown only before any side effect. */
+class InvalidParams extends Error {}
+
+const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n', 1)[0]!.slice(0, 300);
+}
+
+export interface SessionDeps {
+  readonly frozen: FrozenSession;
+  readonly db: Db;
+  readonly engine: Engine;
+  readonly changeTools?: ChangeTools;
+  readonly log?: (line: string) => void;
+}
+
+export class McpSession implements ToolHost {
+  readonly frozen: FrozenSession;
+  readonly ledger: Ledger;
+  private readonly catalog: Catalog;
+  private readonly db: Db;
+  private readonly engine: Engine;
+  private readonly changeTools: ChangeTools | undefined;
+  private readonly log: (line: string) => void;
+
+  /** Records the frozen session row; the connection starts only after this succeeded. */
+  constructor(deps: SessionDeps) {
+    this.frozen = deps.frozen;
+    this.db = deps.db;
+    this.engine = deps.engine;
+    this.changeTools = deps.frozen.changesEnabled ? deps.changeTools : undefined;
+    this.log = deps.log ?? (() => {});
+    this.ledger = new Ledger(deps.frozen.limits);
+    this.catalog = buildCatalog(deps.frozen.routes, this.changeTools !== undefined);
+    const f = deps.frozen;
+    insertSession(this.db, {
+      id: f.sessionId,
+      startedUnixMs: f.startedUnixMs,
+      repositoryRoot: f.repositoryRoot,
+      lineage: f.lineage,
+      dataDir: f.dataDir,
+      profileId: f.profileId,
+      profileDigest: f.profileDigest,
+      routes: f.routes,
+      semanticDigest: f.semanticDigest,
+      interfaceDigest: f.interfaceDigest,
+      mainModel: f.mainModel,
+      cacheOnly: f.cacheOnly,
+      maxNeeds: f.limits.maxNeeds,
+      maxWorkers: f.limits.maxWorkers,
+    });
+  }
+
+  initialized(version: ProtocolVersion): void {
+    try {
+      setSessionProtocol(this.db, this.frozen.sessionId, version);
+    } catch (e) {
+      this.log(`cannot record the negotiated protocol version: ${firstLine(e)}`);
+    }
+  }
+
+  listTools(version: ProtocolVersion): object[] {
+    return this.catalog.list(version);
+  }
+
+  async callTool(params: unknown, ctx: CallContext): Promise<CallOutcome> {
+    let call: { name: ToolName; args: unknown };
+    try {
+      call = this.envelope(params);
+      if (call.name === 'need_context') {
+        const need = this.parseNeed(call.args);
+        return await this.needContext(call.args, need, ctx);
+      }
+      return await this.changeCall(call.name, call.args, ctx);
+    } catch (e) {
+      if (e instanceof InvalidParams) return { kind: 'error', code: ErrorCode.invalidParams, message: e.message };
+      throw e;
+    }
+  }
+
+  private envelope(params: unknown): { name: ToolName; args: unknown } {
+    if (typeof params !== 'object' || params === null || Array.isArray(params))
+      throw new InvalidParams('tools/call params must be an object');
+    const p = params as Record<string, unknown>;
+    for (const key of Object.keys(p))
+      if (!CALL_KEYS.has(key)) throw new InvalidParams(`unknown tools/call parameter \`${key.slice(0, 64)}\``);
+    if ('_meta' in p && (typeof p._meta !== 'object' || p._meta === null || Array.isArray(p._meta)))
+      throw new InvalidParams('tools/call _meta must be an object');
+    const name = p.name;
+    if (typeof name !== 'string' || !(TOOL_NAMES as readonly string[]).includes(name))
+      throw new InvalidParams(`unknown tool ${JSON.stringify(String(name).slice(0, 64))}`);
+    const tool = name as ToolName;
+    if (CHANGE_TOOL_NAMES.includes(tool) && !this.changeTools) throw new InvalidParams(`${tool} is disabled in this session`);
+    if (!('arguments' in p)) throw new InvalidParams(`${tool}: missing arguments`);
+    const bytes = Buffer.byteLength(JSON.stringify(p.arguments) ?? '');
+    if (bytes > MCP.maxArgumentsBytes)
+      throw new InvalidParams(`arguments: exceed ${MCP.maxArgumentsBytes} bytes as compact JSON (got ${bytes})`);
+    return { name: tool, args: p.arguments };
+  }
+
+  private parseNeed(args: unknown): CompiledNeed {
+    try {
+      return compileNeed(parseNeedContext(this.catalog.needContextInput, args), this.frozen.lineage);
+    } catch (e) {
+      if (e instanceof SchemaError || e instanceof NeedCompileError)
+        throw new InvalidParams(`invalid need_context arguments: ${e.message}`);
+      throw e;
+    }
+  }
+
+  private async needContext(args: unknown, need: CompiledNeed, ctx: CallContext): Promise<CallOutcome> {
+    const started = performance.now();
+    const admission = this.ledger.admit(need);
+    const step = { ordinal: admission.ordinal, relation: admission.relation };
+    let stepId: number;
+    try {
+      stepId = beginStep(this.db, {
+        sessionId: this.frozen.sessionId,
+        ordinal: step.ordinal,
+        needId: need.id,
+        requestDigest: need.requestDigest,
+        route: need.route,
+        relation: step.relation,
+        requestJson: stableStringify(args),
+        needIr: stableStringify(need),
+      });
+    } catch (e) {
+      this.log(`cannot persist need step ${step.ordinal}: ${firstLine(e)}`);
+      return { kind: 'result', result: toolError(`need_context failed: the need ledger could not be written (${firstLine(e)})`) };
+    }
+
+    let result: EngineResult;
+    try {
+      result = admission.withinLimit
+        ? await this.engine.resolve(need, {
+            cacheOnly: this.frozen.cacheOnly,
+            modelWorkersLeft: admission.modelWorkersLeft,
+            signal: ctx.signal,
+            ...(ctx.progress ? { onProgress: ctx.progress } : {}),
+          })
+        : bypassResult(need, NEED_LIMIT_REASON);
+    } catch (e) {
+      return this.failStep(stepId, ctx.signal.aborted ? null : e);
+    }
+    // A cancel that arrived while the engine was finishing still wins: the
+    // client has stopped waiting for this answer.
+    if (ctx.signal.aborted) return this.failStep(stepId, null);
+
+    let output;
+    try {
+      output = projectNeedResult(need, step, result);
+    } catch (e) {
+      return this.failStep(stepId, e);
+    }
+    const bypass = output.resolution.kind === 'bypass';
+    try {
+      finishStep(this.db, stepId, {
+        status: output.status,
+        resolutionKind: output.resolution.kind,
+        satisfied: output.satisfied,
+        missing: output.missing,
+        resultDigest: output.result_digest,
+        event: bypass ? 'native_fallback' : 'resolved',
+      });
+    } catch (e) {
+      this.log(`cannot finish need step ${step.ordinal}: ${firstLine(e)}`);
+      return { kind: 'result', result: toolError(`need_context failed: the need ledger could not be written (${firstLine(e)})`) };
+    }
+    if (admission.withinLimit) this.ledger.record(need, output.satisfied, result.modelWorkersStarted);
+    const modern = ctx.protocolVersion === MCP.latestProtocolVersion;
+    return {
+      kind: 'result',
+      result: toolResult(output.context, output, modern, this.meta(need.requestDigest, started)),
+      delivered: () => this.recordDelivered(stepId),
+    };
+  }
+
+  /** Stores a cancelled (error null) or failed step and answers with a one-line tool error. */
+  private failStep(stepId: number, error: unknown): CallOutcome {
+    const cancelled = error === null;
+    const message = cancelled ? CANCELLED_MESSAGE : `need_context failed: ${firstLine(error)}`;
+    if (!cancelled) this.log(`need_context failed: ${(error as Error)?.stack ?? String(error)}`);
+    try {
+      finishStep(this.db, stepId, {
+        status: cancelled ? 'cancelled' : 'failed',
+        resolutionKind: null,
+        satisfied: [],
+        missing: [],
+        resultDigest: null,
+        event: cancelled ? 'cancelled' : 'failed',
+        detail: message,
+      });
+    } catch (e) {
+      this.log(`cannot record the end of a need step: ${firstLine(e)}`);
+    }
+    return { kind: 'result', result: toolError(message) };
+  }
+
+  private recordDelivered(stepId: number): void {
+    try {
+      addStepEvent(this.db, stepId, 'delivered');
+    } catch (e) {
+      this.log(`cannot record delivery: ${firstLine(e)}`);
+    }
+  }
+
+  private meta(requestDigest: string, started: number) {
+    return {
+      interface_digest: this.frozen.interfaceDigest,
+      session_digest: this.frozen.sessionDigest,
+      request_digest: requestDigest,
+      elapsed_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+  }
+
+  private async changeCall(name: ToolName, args: unknown, ctx: CallContext): Promise<CallOutcome> {
+    const tools = this.changeTools!;
+    const started = performance.now();
+    const toolCtx = {
+      session: this.frozen,
+      signal: ctx.signal,
+      ...(ctx.progress ? { onProgress: ctx.progress } : {}),
+    };
+    let run: () => Promise<ChangeToolAnswer<object>>;
+    let schema: Schema<object>;
+    try {
+      if (name === 'prepare_change') {
+        const parsed = parsePrepareChange(args);
+        run = () => tools.prepare(parsed, toolCtx);
+        schema = prepareChangeResultSchema;
+      } else {
+        const parsed = parseVerifyChange(args);
+        run = () => tools.verify(parsed, toolCtx);
+        schema = verifyChangeResultSchema;
+      }
+    } catch (e) {
+      if (e instanceof SchemaError) throw new InvalidParams(`invalid ${name} arguments: ${e.message}`);
+      throw e;
+    }
+    try {
+      const answer = await run();
+      if (ctx.signal.aborted) return { kind: 'result', result: toolError(`${name} cancelled`) };
+      const structured = schema.parse(answer.structured, 'result');
+      const modern = ctx.protocolVersion === MCP.latestProtocolVersion;
+      return {
+        kind: 'result',
+        result: toolResult(answer.text, structured, modern, this.meta(blake3(stableStringify(args)), started)),
+      };
+    } catch (e) {
+      if (e instanceof ChangeError && e.rule === 'invalid_request')
+        return { kind: 'error', code: ErrorCode.invalidParams, message: `invalid ${name} arguments: ${e.message}` };
+      if (ctx.signal.aborted) return { kind: 'result', result: toolError(`${name} cancelled`) };
+      this.log(`${name} failed: ${(e as Error)?.stack ?? String(e)}`);
+      return { kind: 'result', result: toolError(`${name} failed: ${firstLine(e)}`) };
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// The one way Needle runs git: no shell, bounded output, and an environment
+// without the caller's GIT_* variables, so a GIT_DIR, GIT_WORK_TREE or
+// GIT_INDEX_FILE inherited from whoever started Needle cannot point our reads
+// (or a checkout's commit) at another repository.
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { REPO } from '../core/limits.js';
+
+export class RepoError extends Error {
+  override readonly name = 'RepoError';
+  /** Set when git itself could not be started, so callers do not mistake it for "not a repository". */
+  constructor(message: string, readonly missingGit = false) {
+    super(message);
+  }
+}
+
+export interface GitOptions {
+  readonly input?: Buffer | string;
+  /** Exit codes that count as success (default [0]); e.g. [0, 1] for `rev-parse --verify -q`. */
+  readonly okCodes?: readonly number[];
+  readonly maxBuffer?: number;
+  /** Extra variables for this invocation (never GIT_*: those stay stripped). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+function cleanEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...extra })) if (!k.startsWith('GIT_')) env[k] = v;
+  // Optional locks off: reading status must never take index.lock or rewrite
+  // the user's index while they work. No prompts: a sync call cannot answer one.
+  env.GIT_OPTIONAL_LOCKS = '0';
+  env.GIT_TERMINAL_PROMPT = '0';
+  env.LC_ALL = 'C';
+  return env;
+}
+
+function oneLine(text: string): string {
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  return line.length > REPO.errorDetailMaxChars ? `${line.slice(0, REPO.errorDetailMaxChars)}…` : line;
+}
+
+/** Raw stdout bytes; paths and file listings are bytes, not necessarily UTF-8. */
+export function gitBytes(cwd: string, args: readonly string[], opts: GitOptions = {}): Buffer {
+  const okCodes = opts.okCodes ?? [0];
+  try {
+    return execFileSync('git', args, {
+      cwd,
+      env: cleanEnv(opts.env),
+      input: opts.input,
+      maxBuffer: opts.maxBuffer ?? REPO.gitMaxOutputBytes,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException & { status?: number | null; stdout?: Buffer; stderr?: Buffer };
+    if (typeof err.status === 'number' && okCodes.includes(err.status)) return err.stdout ?? Buffer.alloc(0);
+    const what = `git ${args[0] ?? ''}`.trim();
+    if (err.code === 'ENOBUFS') throw new RepoError(`${what}: output exceeds ${opts.maxBuffer ?? REPO.gitMaxOutputBytes} bytes`);
+    if (err.code === 'ENOENT' && err.status == null) {
+      // spawn reports a missing cwd and a missing binary alike.
+      if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new RepoError(`${what}: no such directory: ${cwd}`);
+      throw new RepoError('git is not installed or not on PATH', true);
+    }
+    const detail = oneLine(err.stderr?.toString('utf8') ?? '') || oneLine(err.message);
+    throw new RepoError(`${what} failed (exit ${err.status ?? 'signal'}): ${detail}`);
+  }
+}
+
+export function git(cwd: string, args: string[], opts?: GitOptions): string {
+  return gitBytes(cwd, args, opts).toString('utf8');
+}

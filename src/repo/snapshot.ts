@@ -1,0 +1,108 @@
+// The source snapshot (SPEC §9): one digest for HEAD, the index listing, every
+// tracked change with its current bytes and every untracked non-ignored file.
+// Byte layout follows reference/changes-sandbox.md §1 so that a clean tree is
+// more than HEAD and staged differs from unstaged (the XY codes are hashed).
+import { readFileSync, readlinkSync } from 'node:fs';
+import { canonical, RawHasher, type Digest } from '../core/digest.js';
+import { REPO } from '../core/limits.js';
+import { lineageDigest } from '../core/need.js';
+import { hashFileStreaming } from './filehash.js';
+import { git, gitBytes, RepoError } from './git.js';
+import { lstatBelow } from './paths.js';
+
+export interface Snapshot {
+  /** The work tree's top directory as git reports it (symlinks resolved). */
+  root: string;
+  /** Full object id of HEAD; null in a repository without a commit. */
+  head: string | null;
+  lineage: Digest;
+  sourceDigest: Digest;
+  trackedDigest: Digest;
+  untrackedDigest: Digest;
+}
+
+const SNAPSHOT_LAYOUT_VERSION = 2;
+const NUL = Uint8Array.of(0);
+
+/** Splits git's -z output into records (the trailing NUL yields no empty record). */
+export function splitNul(out: Buffer): Buffer[] {
+  const records: Buffer[] = [];
+  let start = 0;
+  for (let i = out.indexOf(0); i >= 0; i = out.indexOf(0, start)) {
+    if (i > start) records.push(out.subarray(start, i));
+    start = i + 1;
+  }
+  if (start < out.length) records.push(out.subarray(start));
+  return records;
+}
+
+function topAndHead(dir: string): { top: string; head: string | null } {
+  let lines: string[];
+  try {
+    lines = git(dir, ['rev-parse', '--show-toplevel', '--verify', '-q', 'HEAD'], { okCodes: [0, 1] }).split('\n');
+  } catch (e) {
+    if (e instanceof RepoError && e.missingGit) throw e;
+    throw new RepoError(`not inside a git work tree: ${dir}`);
+  }
+  const top = lines[0]?.trim() ?? '';
+  if (!top) throw new RepoError(`not inside a git work tree: ${dir}`);
+  const head = lines[1]?.trim() || null;
+  return { top, head };
+}
+
+export function findRepositoryRoot(dir: string): string {
+  return topAndHead(dir).top;
+}
+
+function lineageOf(top: string, head: string | null): Digest {
+  const roots = head ? git(top, ['rev-list', '--max-parents=0', 'HEAD']).split('\n').filter(Boolean) : [];
+  return lineageDigest(roots);
+}
+
+export function repositoryLineage(root: string): Digest {
+  const { top, head } = topAndHead(root);
+  return lineageOf(top, head);
+}
+
+/**
+ * The bytes a status record stands for. Symlinks contribute their target (what
+ * git stores for them); a directory (a submodule or nested repository)
+ * contributes nothing, because its inside is another repository's state.
+ */
+function currentBytes(top: string, path: Buffer): Uint8Array | string | null {
+  const entry = lstatBelow(top, path);
+  if (!entry) return null;
+  const { abs, stats } = entry;
+  if (stats.isFile()) return stats.size > REPO.checkoutMaxFileBytes ? hashFileStreaming(abs) : readFileSync(abs);
+  if (stats.isSymbolicLink()) return readlinkSync(abs, { encoding: 'buffer' });
+  if (stats.isDirectory()) return null;
+  throw new RepoError(`not a regular file: ${path.toString('utf8')}`);
+}
+
+export function captureSnapshot(root: string): Snapshot {
+  const { top, head } = topAndHead(root);
+  const lineage = lineageOf(top, head);
+  const tracked = new RawHasher().update('needle-tracked-changes\n').update(gitBytes(top, ['ls-files', '--stage', '-z']));
+  const untracked = new RawHasher().update('needle-untracked\n');
+  // --no-renames: rename detection follows user config (status.renames), and
+  // the digest must not depend on it.
+  const status = gitBytes(top, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']);
+  for (const record of splitNul(status)) {
+    if (record.length < 4 || record[2] !== 0x20) throw new RepoError(`unexpected git status record: ${record.toString('utf8')}`);
+    const into = record[0] === 0x3f && record[1] === 0x3f ? untracked : tracked;
+    into.update(record).update(NUL);
+    const bytes = currentBytes(top, record.subarray(3));
+    if (bytes !== null) into.update(bytes);
+    into.update(NUL);
+  }
+  const trackedDigest = tracked.digest();
+  const untrackedDigest = untracked.digest();
+  const sourceDigest = canonical('source-snapshot')
+    .u16(SNAPSHOT_LAYOUT_VERSION)
+    .digest(lineage)
+    .text(head ?? '')
+    .digest(trackedDigest)
+    .digest(untrackedDigest)
+    .finish();
+  return { root: top, head, lineage, sourceDigest, trackedDigest, untrackedDigest };
+}

@@ -1,0 +1,184 @@
+// The engine (SPEC §2, §10): cache first; on a miss or partial, the explorer
+// ladder runs — under single flight — for the missing obligations only; then
+// the cache is planned again and projected. The resolver is the only place
+// that decides hit or miss; workers never write to the store.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { blake3, canonical, type Digest } from '../core/digest.js';
+import type { CompiledNeed } from '../core/need.js';
+import type { RoleProfile } from '../core/profile.js';
+import { UNSAFE_KINDS, type Engine, type EngineResult, type ResolveOptions } from '../core/resolution.js';
+import { stableStringify } from '../core/schema.js';
+import type { Predicate } from '../core/semantic.js';
+import type { CoveredEvidence, Worker } from '../core/worker.js';
+import { captureSnapshot } from '../repo/snapshot.js';
+import type { Db } from '../store/db.js';
+import { recordResolution, storeSufficiency } from '../store/evidence/accounting.js';
+import { splitLines } from '../validate/snapshot-reader.js';
+import { planFromCache, type AuthorityMode, type CacheContext, type CachePlan, type ServedUnit } from './cache-plan.js';
+import { FreshnessChecker } from './freshness.js';
+import { renderFrontierView } from './frontier-view.js';
+import { runLadder, type LadderOutcome } from './ladder.js';
+import { decideOutcome, viewEntries } from './outcome.js';
+import { singleFlight } from './single-flight.js';
+import { buildSufficiency } from './sufficiency.js';
+
+export interface EngineDeps {
+  readonly db: Db;
+  readonly repoRoot: string;
+  readonly explorers: readonly Worker[];
+  readonly profile: RoleProfile;
+  readonly now?: () => number;
+  /** FrontierView budget in tokens (default RESOLVER.defaultTokenBudget). */
+  readonly tokenBudget?: number;
+}
+
+/** Lazily computed, at most once per resolution pass. */
+function memo<T>(f: () => T): () => T {
+  let value: { v: T } | null = null;
+  return () => (value ??= { v: f() }).v;
+}
+
+function servedDigests(units: readonly ServedUnit[]): Map<string, Digest> {
+  const out = new Map<string, Digest>();
+  for (const u of units) {
+    const deps = u.unit === 'artifact' ? u.certificate.dependencies : u.claims.flatMap((c) => c.dependencies);
+    for (const d of deps) out.set(d.path, d.digest);
+  }
+  return out;
+}
+
+function coveredInputs(plan: CachePlan): CoveredEvidence[] {
+  return plan.units.map((u) => ({
+    predicate: u.predicate,
+    summary: stableStringify(u.unit === 'artifact' ? u.certificate.payload : u.claims.map((c) => c.payload)).slice(0, 2_048),
+  }));
+}
+
+export function createEngine(deps: EngineDeps): Engine {
+  const now = deps.now ?? Date.now;
+  const freshness = new FreshnessChecker(deps.repoRoot);
+  const authority = (p: Predicate): AuthorityMode => deps.profile.authority?.[p] ?? 'authoritative';
+
+  const contextFor = (issuedNow: ReadonlySet<string>): CacheContext => ({
+    db: deps.db,
+    freshness,
+    snapshotDigest: memo(() => captureSnapshot(deps.repoRoot).sourceDigest),
+    authority,
+    issuedNow,
+  });
+
+  /** Lines of a served file, only while its bytes are still the certified ones. */
+  const excerptReader = (digests: ReadonlyMap<string, Digest>) => (path: string, start: number, end: number) => {
+    const expected = digests.get(path);
+    if (!expected) return null;
+    try {
+      const bytes = readFileSync(join(deps.repoRoot, path));
+      if (blake3(bytes) !== expected) return null;
+      return splitLines(bytes.toString('utf8')).slice(start - 1, end);
+    } catch {
+      return null;
+    }
+  };
+
+  function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {
+    const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask && plan.units.length > 0;
+    const sufficiency = requiredDone && !need.residual && !plan.contradiction ? buildSufficiency(need, plan, 'served') : null;
+    const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId: sufficiency?.id ?? null });
+    const kind = outcome.resolution.kind;
+    let context = '';
+    if (!UNSAFE_KINDS.has(kind)) {
+      context =
+        outcome.served.length > 0
+          ? renderFrontierView({
+              route: need.route,
+              subject: need.subject,
+              resolution: kind,
+              satisfied: outcome.satisfied,
+              missing: outcome.missing,
+              entries: viewEntries(outcome.served),
+              residual: need.residual?.anchors ?? [],
+              excerpt: excerptReader(servedDigests(outcome.served)),
+              tokenBudget: deps.tokenBudget,
+            }).text
+          : `Needle bypassed this request: ${'reason' in outcome.resolution ? outcome.resolution.reason : kind}.`;
+    }
+    const workersRun = ladder?.workersRun ?? 0;
+    const nowMs = now();
+    if (sufficiency) storeSufficiency(deps.db, { ...sufficiency, kind }, nowMs);
+    const avoided = outcome.cacheHit
+      ? outcome.served.filter((u) => !issued.has(u.certificate.certificateId)).flatMap((u) => (u.certificate.workerRunId === null ? [] : [u.certificate.workerRunId]))
+      : [];
+    recordResolution(
+      deps.db,
+      {
+        needId: need.id,
+        requestDigest: need.requestDigest,
+        route: need.route,
+        subjectKind: need.subject.kind,
+        subjectName: need.subject.name,
+        kind,
+        satisfied: outcome.satisfied,
+        missing: outcome.missing,
+        cacheHit: outcome.cacheHit && workersRun === 0,
+        workersRun,
+        sufficiencyId: sufficiency?.id ?? null,
+        contextBytes: Buffer.byteLength(context),
+        durationMs: Math.max(0, nowMs - started),
+        avoidedRuns: workersRun === 0 ? avoided : [],
+      },
+      nowMs,
+    );
+    const resultDigest = canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish();
+    return {
+      resolution: outcome.resolution,
+      satisfied: outcome.satisfied,
+      missing: outcome.missing,
+      context,
+      cacheHit: outcome.cacheHit,
+      workerSpawned: workersRun > 0,
+      modelWorkersStarted: ladder?.modelWorkersStarted ?? 0,
+      reuseUnit: outcome.reuseUnit,
+      claimIds: outcome.claimIds,
+      resultDigest,
+    };
+  }
+
+  async function resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {
+    const started = now();
+    const noIssued = new Set<string>();
+    let plan = planFromCache(contextFor(noIssued), need);
+    const requiredDone = () => (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
+    if (plan.contradiction || requiredDone() || opts.cacheOnly || deps.explorers.length === 0)
+      return finish(need, plan, noIssued, null, opts, started);
+
+    const flightKey = canonical('single-flight').text(deps.repoRoot).digest(need.id).finish();
+    // A follower re-reads what the leader certified; if the leader produced
+    // nothing usable, the follower takes its own turn (bounded by the ladder).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const flight = await singleFlight(deps.db, flightKey, now, opts.signal, async () => {
+        const current = planFromCache(contextFor(noIssued), need);
+        const missing = current.obligations.filter((_, i) => ((current.coveredMask >> i) & 1) === 0);
+        const ladder = await runLadder({
+          db: deps.db,
+          root: deps.repoRoot,
+          need,
+          explorers: deps.explorers,
+          profile: deps.profile,
+          opts,
+          missing,
+          covered: coveredInputs(current),
+          now,
+          snapshotDigest: memo(() => captureSnapshot(deps.repoRoot).sourceDigest),
+        });
+        return { ladder, after: planFromCache(contextFor(ladder.issued), need) };
+      });
+      if (flight.led) return finish(need, flight.value.after, flight.value.ladder.issued, flight.value.ladder, opts, started);
+      plan = planFromCache(contextFor(noIssued), need);
+      if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);
+    }
+    return finish(need, plan, noIssued, null, opts, started);
+  }
+
+  return { resolve };
+}

@@ -1,0 +1,79 @@
+// Dependency freshness (SPEC §9): is every file a certificate rests on still
+// byte-identical? A (path, size, mtime, ctime, inode) → digest cache keeps warm
+// lookups cheap; an entry is used only while every stat field is unchanged
+// and the file's mtime was already old when the digest was taken (a write in
+// the same clock tick could otherwise hide behind identical stats).
+import { lstatSync, readFileSync, type BigIntStats } from 'node:fs';
+import { join } from 'node:path';
+import { blake3, type Digest } from '../core/digest.js';
+import { EVIDENCE_STORE } from '../core/limits.js';
+import type { Dependency } from '../validate/snapshot-reader.js';
+
+interface Entry {
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+  readonly ctimeNs: bigint;
+  readonly ino: bigint;
+  readonly dev: bigint;
+  readonly digest: Digest;
+  /** Wall-clock ms when the digest was computed. */
+  readonly hashedAtMs: number;
+}
+
+export class FreshnessChecker {
+  private readonly cache = new Map<string, Entry>();
+  /** Number of whole-file digests computed (not served from the stat cache). */
+  hashes = 0;
+
+  constructor(readonly root: string) {}
+
+  /** Current digest of a regular, non-symlink file, or null when it is gone or not a regular file. */
+  digestOf(path: string): Digest | null {
+    const abs = join(this.root, path);
+    let st: BigIntStats;
+    try {
+      st = lstatSync(abs, { bigint: true });
+    } catch {
+      this.cache.delete(path);
+      return null;
+    }
+    if (!st.isFile() || st.size > BigInt(EVIDENCE_STORE.maxValidatedFileBytes)) {
+      this.cache.delete(path);
+      return null;
+    }
+    const hit = this.cache.get(path);
+    const mtimeMs = Number(st.mtimeNs / 1_000_000n);
+    if (
+      hit &&
+      hit.size === st.size &&
+      hit.mtimeNs === st.mtimeNs &&
+      hit.ctimeNs === st.ctimeNs &&
+      hit.ino === st.ino &&
+      hit.dev === st.dev &&
+      mtimeMs + EVIDENCE_STORE.racyMtimeWindowMs < hit.hashedAtMs
+    )
+      return hit.digest;
+    // Real wall-clock time: it is compared with file mtimes, not with the engine's clock.
+    const hashedAtMs = Date.now();
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(abs);
+    } catch {
+      this.cache.delete(path);
+      return null;
+    }
+    this.hashes++;
+    const digest = blake3(bytes);
+    this.cache.set(path, { size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino, dev: st.dev, digest, hashedAtMs });
+    return digest;
+  }
+
+  /** Paths whose current bytes differ from the recorded digest (deleted files included). */
+  changed(deps: readonly Dependency[]): string[] {
+    return deps.filter((d) => this.digestOf(d.path) !== d.digest).map((d) => d.path);
+  }
+
+  isFresh(deps: readonly Dependency[]): boolean {
+    return deps.every((d) => this.digestOf(d.path) === d.digest);
+  }
+}

@@ -1,0 +1,51 @@
+// MCP sessions: the state a connection froze at startup, kept for audit.
+import type { Digest } from '../core/digest.js';
+import type { Db } from './db.js';
+
+export interface SessionRecord {
+  readonly id: string;
+  readonly startedUnixMs: number;
+  readonly repositoryRoot: string;
+  readonly lineage: Digest;
+  readonly dataDir: string;
+  readonly profileId: string;
+  readonly profileDigest: Digest;
+  readonly routes: readonly string[];
+  readonly semanticDigest: Digest;
+  readonly interfaceDigest: Digest;
+  readonly mainModel: string;
+  readonly cacheOnly: boolean;
+  readonly maxNeeds: number;
+  readonly maxWorkers: number;
+}
+
+export function insertSession(db: Db, s: SessionRecord): void {
+  db.prepare(
+    `INSERT INTO mcp_sessions (id, started_unix_ms, repository_root, lineage, data_dir, profile_id, profile_digest, routes,
+       semantic_digest, interface_digest, main_model, cache_only, max_needs, max_workers)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    s.id,
+    s.startedUnixMs,
+    s.repositoryRoot,
+    s.lineage,
+    s.dataDir,
+    s.profileId,
+    s.profileDigest,
+    JSON.stringify(s.routes),
+    s.semanticDigest,
+    s.interfaceDigest,
+    s.mainModel,
+    s.cacheOnly ? 1 : 0,
+    s.maxNeeds,
+    s.maxWorkers,
+  );
+}
+
+export function setSessionProtocol(db: Db, id: string, protocolVersion: string): void {
+  db.prepare('UPDATE mcp_sessions SET protocol_version = ? WHERE id = ?').run(protocolVersion, id);
+}
+
+export function countSessions(db: Db): number {
+  return (db.prepare('SELECT count(*) AS n FROM mcp_sessions').get() as { n: number }).n;
+}

@@ -1,0 +1,55 @@
+// RuntimeFlow checks (SPEC §8). Every step must be a valid location; the flow
+// is contract_complete only when it has all five roles in a valid order, the
+// subject's carrier is present and the worker recorded no gaps.
+import { FLOW_ROLES, type RuntimeFlow } from '../core/contracts.js';
+import type { Subject } from '../core/need.js';
+import { isTestPath } from '../evidence/context.js';
+import { checkLocation, containsTerm, rangeText, subjectTerms } from './location.js';
+import type { SnapshotReader } from './snapshot-reader.js';
+
+export interface FlowVerdict {
+  readonly reasons: string[];
+  /** Why the flow is not contract_complete (empty when it is). */
+  readonly incomplete: string[];
+}
+
+/**
+ * Flow order: it starts where the value is produced and ends where it changes
+ * behaviour, and the value is carried somewhere before it is first consumed.
+ * Real flows interleave roles, so no stricter total order is imposed.
+ */
+function orderProblems(flow: RuntimeFlow): string[] {
+  const roles = flow.steps.map((s) => s.role);
+  const out: string[] = [];
+  if (roles[0] !== 'producer') out.push(`the first step is a ${roles[0]}, not a producer`);
+  if (roles[roles.length - 1] !== 'consumer') out.push(`the last step is a ${roles[roles.length - 1]}, not a consumer`);
+  const firstCarrier = roles.indexOf('carrier');
+  const firstConsumer = roles.indexOf('consumer');
+  if (firstCarrier >= 0 && firstConsumer >= 0 && firstConsumer < firstCarrier) out.push('a consumer comes before any carrier');
+  return out;
+}
+
+export function checkFlow(reader: SnapshotReader, flow: RuntimeFlow, subject: Pick<Subject, 'kind' | 'name'>): FlowVerdict {
+  const reasons: string[] = [];
+  flow.steps.forEach((step, i) => {
+    const at = `steps[${i}].location`;
+    reasons.push(...checkLocation(reader, step.location, { subject, primary: false, at }));
+    if (subject.kind !== 'test' && isTestPath(step.location.path))
+      reasons.push(`${at}: step ${i + 1} is in test code, which is not runtime flow`);
+  });
+  if (reasons.length > 0) return { reasons, incomplete: [] };
+
+  const incomplete: string[] = [];
+  const missingRoles = FLOW_ROLES.filter((r) => !flow.steps.some((s) => s.role === r));
+  if (missingRoles.length > 0) incomplete.push(`missing roles: ${missingRoles.join(', ')}`);
+  incomplete.push(...orderProblems(flow));
+  const terms = subjectTerms(subject);
+  const carrierShown = flow.steps.some((s) => {
+    if (s.role !== 'carrier') return false;
+    const file = reader.file(s.location.path);
+    return typeof file !== 'string' && terms.some((t) => containsTerm(rangeText(file, s.location), t));
+  });
+  if (!carrierShown) incomplete.push(`no carrier step shows the subject ${subject.name}`);
+  if (flow.gaps.length > 0) incomplete.push(`the worker recorded ${flow.gaps.length} gap(s)`);
+  return { reasons, incomplete };
+}

@@ -1,0 +1,63 @@
+// FocusedTests checks (SPEC §8): the identifier is defined at `location`, the
+// runner's project file resolves the target, the argv is canonical, and the
+// test has something to do with the subject.
+import type { FocusedTests } from '../core/contracts.js';
+import type { Subject } from '../core/need.js';
+import { checkLocation, containsTerm, lastSegment, rangeText, subjectTerms } from './location.js';
+import { checkRunnerTarget } from './runner-targets.js';
+import { clip, type SnapshotReader } from './snapshot-reader.js';
+import { checkArgv } from './test-command.js';
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The construct that defines a test of this runner named `name`. */
+function definitionPattern(runner: FocusedTests['runner'], name: string): RegExp | null {
+  const n = escapeRe(name);
+  switch (runner) {
+    case 'cargo':
+      return new RegExp(`\\bfn\\s+${n}\\b`);
+    case 'pytest':
+      return new RegExp(`\\b(?:def|class)\\s+${n}\\b`);
+    case 'go':
+      return new RegExp(`\\bfunc\\s+${n}\\s*\\(`);
+    default:
+      return null;
+  }
+}
+
+function definedName(plan: FocusedTests): string {
+  if (plan.runner === 'go') return plan.identifier.split('/')[0]!;
+  if (plan.runner === 'cargo' || plan.runner === 'pytest') return lastSegment(plan.identifier.replace(/\[.*\]$/, ''));
+  return plan.identifier;
+}
+
+export function checkFocusedTests(reader: SnapshotReader, plan: FocusedTests, subject: Pick<Subject, 'kind' | 'name'>): string[] {
+  const reasons = checkLocation(reader, plan.location, { subject, primary: false, at: 'location' });
+  plan.evidence_paths.forEach((p, i) => {
+    const f = reader.file(p);
+    if (typeof f === 'string') reasons.push(`evidence_paths[${i}]: ${f}`);
+  });
+  if (reasons.length > 0) return reasons;
+
+  const file = reader.file(plan.location.path);
+  if (typeof file === 'string') return [file];
+  const range = rangeText(file, plan.location);
+  const name = definedName(plan);
+  const pattern = definitionPattern(plan.runner, name);
+  const defined = pattern ? pattern.test(range) : range.includes(name);
+  if (!defined) reasons.push(`identifier ${clip(plan.identifier, 80)} is not defined at ${plan.location.path}:${plan.location.start_line}-${plan.location.end_line}`);
+  reasons.push(...checkArgv(plan));
+  reasons.push(...checkRunnerTarget(reader, plan));
+
+  const terms = subjectTerms(subject);
+  const related =
+    subject.kind === 'file'
+      ? plan.evidence_paths.includes(subject.name.replace(/^\.\//, '')) || range.includes(lastSegment(subject.name).replace(/\.[^.]+$/, ''))
+      : terms.some((t) => containsTerm(range, t) || plan.identifier.includes(t)) ||
+        plan.evidence_paths.some((p) => {
+          const f = reader.file(p);
+          return typeof f !== 'string' && terms.some((t) => containsTerm(f.text, t));
+        });
+  if (!related) reasons.push(`neither the test nor its evidence files mention the subject ${clip(subject.name, 80)}`);
+  return reasons;
+}

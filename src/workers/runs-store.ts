@@ -1,0 +1,165 @@
+// Rows of model-worker runs (SPEC §10.9): usage, duration, price and cleanup
+// of every run, and the turns it took. Workers hand a finished record to the
+// store; nothing here decides anything.
+import type { Db } from '../store/db.js';
+import type { RoleProfile } from '../core/profile.js';
+
+export type RunOutcome = 'proposed' | 'unresolved' | 'invalid' | 'failed' | 'timeout' | 'cancelled' | 'unsupported';
+
+export interface AttemptRecord {
+  readonly kind: 'initial' | 'repair';
+  readonly status: string;
+  readonly outputValid: boolean;
+  readonly error: string | null;
+  readonly approvalsAccepted: number;
+  readonly approvalsDeclined: number;
+}
+
+export interface RunRecord {
+  readonly runId: string;
+  readonly worker: string;
+  readonly model: string | null;
+  readonly needId: string | null;
+  readonly route: string | null;
+  readonly startedUnixMs: number;
+  readonly durationMs: number;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  readonly priceMicroUsd: number | null;
+  readonly outcome: RunOutcome;
+  readonly reason: string | null;
+  readonly proposals: number;
+  readonly sandboxed: boolean;
+  readonly runDir: string | null;
+  readonly cleanupRemoved: boolean | null;
+  readonly cleanupError: string | null;
+  readonly attempts: readonly AttemptRecord[];
+}
+
+export type PricingTable = NonNullable<RoleProfile['pricing']>;
+
+/**
+ * Price of a run in micro-USD from the profile's table. Input tokens include
+ * the cached ones; a rate that is needed but unknown makes the price unknown
+ * (null), never a guess.
+ */
+export function priceMicroUsd(
+  pricing: PricingTable | undefined,
+  model: string | null,
+  t: { inputTokens: number; cachedInputTokens: number; outputTokens: number },
+): number | null {
+  const row = model ? pricing?.find((p) => p.model === model) : undefined;
+  if (!row) return null;
+  const cached = Math.min(t.cachedInputTokens, t.inputTokens);
+  const parts: [number, number | null][] = [
+    [t.inputTokens - cached, row.input_usd_per_mtok],
+    [cached, row.cached_input_usd_per_mtok],
+    [t.outputTokens, row.output_usd_per_mtok],
+  ];
+  let usd = 0;
+  for (const [tokens, rate] of parts) {
+    if (tokens === 0) continue;
+    if (rate === null) return null;
+    usd += tokens * rate; // USD per million tokens × tokens = micro-USD
+  }
+  return Math.round(usd);
+}
+
+export interface RunTotals {
+  readonly worker: string;
+  readonly model: string | null;
+  readonly runs: number;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  readonly durationMs: number;
+  /** Sum over runs with a known price; `unpricedRuns` says how many had none. */
+  readonly priceMicroUsd: number;
+  readonly unpricedRuns: number;
+}
+
+export class RunsStore {
+  constructor(private readonly db: Db) {}
+
+  record(run: RunRecord): void {
+    const insertRun = this.db.prepare(`INSERT INTO worker_runs (run_id, worker, model, need_id, route, started_unix_ms, duration_ms,
+      input_tokens, cached_input_tokens, output_tokens, price_microusd, outcome, reason, proposals, sandboxed, run_dir, cleanup_removed, cleanup_error)
+      VALUES (@runId, @worker, @model, @needId, @route, @startedUnixMs, @durationMs, @inputTokens, @cachedInputTokens, @outputTokens,
+      @priceMicroUsd, @outcome, @reason, @proposals, @sandboxed, @runDir, @cleanupRemoved, @cleanupError)`);
+    const insertAttempt = this.db.prepare(`INSERT INTO worker_attempts (run_id, ordinal, kind, status, output_valid, error, approvals_accepted, approvals_declined)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.db.transaction(() => {
+      const { attempts: _attempts, ...row } = run;
+      insertRun.run({
+        ...row,
+        sandboxed: run.sandboxed ? 1 : 0,
+        cleanupRemoved: run.cleanupRemoved === null ? null : run.cleanupRemoved ? 1 : 0,
+      });
+      run.attempts.forEach((a, i) =>
+        insertAttempt.run(run.runId, i, a.kind, a.status, a.outputValid ? 1 : 0, a.error, a.approvalsAccepted, a.approvalsDeclined),
+      );
+    })();
+  }
+
+  get(runId: string): RunRecord | null {
+    const row = this.db.prepare('SELECT * FROM worker_runs WHERE run_id = ?').get(runId) as Record<string, unknown> | undefined;
+    if (!row) return null;
+    const attempts = (this.db.prepare('SELECT * FROM worker_attempts WHERE run_id = ? ORDER BY ordinal').all(runId) as Record<string, unknown>[]).map(
+      (a): AttemptRecord => ({
+        kind: a.kind as AttemptRecord['kind'],
+        status: a.status as string,
+        outputValid: a.output_valid === 1,
+        error: a.error as string | null,
+        approvalsAccepted: a.approvals_accepted as number,
+        approvalsDeclined: a.approvals_declined as number,
+      }),
+    );
+    return {
+      runId: row.run_id as string,
+      worker: row.worker as string,
+      model: row.model as string | null,
+      needId: row.need_id as string | null,
+      route: row.route as string | null,
+      startedUnixMs: row.started_unix_ms as number,
+      durationMs: row.duration_ms as number,
+      inputTokens: row.input_tokens as number,
+      cachedInputTokens: row.cached_input_tokens as number,
+      outputTokens: row.output_tokens as number,
+      priceMicroUsd: row.price_microusd as number | null,
+      outcome: row.outcome as RunOutcome,
+      reason: row.reason as string | null,
+      proposals: row.proposals as number,
+      sandboxed: row.sandboxed === 1,
+      runDir: row.run_dir as string | null,
+      cleanupRemoved: row.cleanup_removed === null ? null : row.cleanup_removed === 1,
+      cleanupError: row.cleanup_error as string | null,
+      attempts,
+    };
+  }
+
+  /** Totals per worker and model, for `needle stats`. */
+  totals(): RunTotals[] {
+    return (this.db.prepare(`SELECT worker, model, COUNT(*) AS runs, SUM(input_tokens) AS input, SUM(cached_input_tokens) AS cached,
+        SUM(output_tokens) AS output, SUM(duration_ms) AS duration, COALESCE(SUM(price_microusd), 0) AS price,
+        SUM(price_microusd IS NULL) AS unpriced
+      FROM worker_runs GROUP BY worker, model ORDER BY worker, model`).all() as Record<string, number | string | null>[]).map((r) => ({
+      worker: r.worker as string,
+      model: r.model as string | null,
+      runs: r.runs as number,
+      inputTokens: r.input as number,
+      cachedInputTokens: r.cached as number,
+      outputTokens: r.output as number,
+      durationMs: r.duration as number,
+      priceMicroUsd: r.price as number,
+      unpricedRuns: r.unpriced as number,
+    }));
+  }
+
+  /** Runs whose run directory was not removed, for the startup sweep to retry. */
+  uncleaned(): { runId: string; runDir: string }[] {
+    return (this.db.prepare('SELECT run_id, run_dir FROM worker_runs WHERE cleanup_removed = 0 AND run_dir IS NOT NULL').all() as { run_id: string; run_dir: string }[]).map(
+      (r) => ({ runId: r.run_id, runDir: r.run_dir }),
+    );
+  }
+}

@@ -1,0 +1,131 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { createServer, type Server } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { blake3 } from '../../src/core/digest.js';
+import { detectSandbox } from '../../src/workers/sandbox.js';
+import { prepareChange } from '../../src/changes/prepare.js';
+import { verifyChange } from '../../src/changes/verify.js';
+import { loadPatch } from '../../src/changes/store.js';
+import type { CertifiedTestPlan } from '../../src/changes/model.js';
+import { ARGS, deps, git, goodImplementer, makeEnv, NO_SANDBOX, profile, script, signal, verdictVerifier, write, type Env } from './fixture.js';
+
+let env: Env;
+let server: Server | null = null;
+afterEach(() => {
+  env?.cleanup();
+  server?.close();
+  server = null;
+});
+
+const sandboxed = detectSandbox().active;
+
+function gitState(root: string): Record<string, string> {
+  const out: Record<string, string> = { config: blake3(readFileSync(join(root, '.git/config'))) };
+  for (const name of readdirSync(join(root, '.git/hooks'))) out[`hooks/${name}`] = blake3(readFileSync(join(root, '.git/hooks', name)));
+  return out;
+}
+
+/** Walks every parent of the checkout and follows any git metadata it finds, trying to plant a hook. */
+const PARENT_WALKER = `
+const { execFileSync } = await import('node:child_process');
+let dir = process.cwd();
+for (;;) {
+  for (const name of ['.git', '.git/commondir', '.git/gitdir']) {
+    try {
+      const p = path.join(dir, name);
+      const st = fs.statSync(p);
+      const gitDir = st.isDirectory() ? p : path.resolve(dir, fs.readFileSync(p, 'utf8').replace('gitdir:', '').trim());
+      fs.mkdirSync(path.join(gitDir, 'hooks'), { recursive: true });
+      fs.writeFileSync(path.join(gitDir, 'hooks', 'pre-commit'), '#!/bin/sh\\necho pwned\\n', { mode: 0o755 });
+      fs.appendFileSync(path.join(gitDir, 'config'), '[core]\\n\\thooksPath = /tmp/evil\\n');
+    } catch {}
+  }
+  try { execFileSync('git', ['config', 'core.pager', 'evil'], { cwd: dir, stdio: 'ignore' }); } catch {}
+  const up = path.dirname(dir);
+  if (up === dir) break;
+  dir = up;
+}
+fs.writeFileSync('src/add.mjs', 'export const add = (a, b) => a + b;\\n');
+`;
+
+describe('hostile implementers', () => {
+  it('following .git or parent paths cannot reach the user repository', async () => {
+    env = makeEnv();
+    const before = gitState(env.root);
+    const d = deps(env, profile(script(env, 'walker', PARENT_WALKER), verdictVerifier(env, 'verified')), { sandbox: NO_SANDBOX });
+    const r = await prepareChange(d, ARGS, signal());
+    expect(r.changed_files).toEqual([{ path: 'src/add.mjs', operation: 'update' }]);
+    expect(gitState(env.root)).toEqual(before);
+  });
+
+  it.skipIf(!sandboxed)('under the sandbox even the absolute path of the user repository is out of reach', async () => {
+    env = makeEnv();
+    const before = gitState(env.root);
+    const target = JSON.stringify(env.root);
+    const body = `${PARENT_WALKER}\ntry { fs.appendFileSync(path.join(${target}, '.git/config'), '[evil]\\n'); } catch {}\ntry { fs.writeFileSync(path.join(${target}, '.git/hooks/post-checkout'), 'x'); } catch {}\ntry { fs.writeFileSync(path.join(${target}, 'src/add.mjs'), 'x'); } catch {}`;
+    const d = deps(env, profile(script(env, 'absolute', body), verdictVerifier(env, 'verified')));
+    await prepareChange(d, ARGS, signal());
+    expect(gitState(env.root)).toEqual(before);
+    expect(readFileSync(join(env.root, 'src/add.mjs'), 'utf8')).toContain('a - b');
+  });
+
+  it.skipIf(!sandboxed)('trying the network has no effect under the sandbox', async () => {
+    env = makeEnv();
+    let connections = 0;
+    server = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const body = `const net = await import('node:net');
+const outcome = await new Promise((resolve) => {
+  const s = net.connect(${port}, '127.0.0.1', () => { s.destroy(); resolve('connected'); });
+  s.on('error', () => resolve('blocked'));
+});
+fs.writeFileSync('src/net.txt', outcome + '\\n');`;
+    const d = deps(env, profile(script(env, 'network', body), verdictVerifier(env, 'verified')));
+    const r = await prepareChange(d, ARGS, signal());
+    expect(loadPatch(env.db, r.change_id, 1)!.files[0]!.after!.toString()).toBe('blocked\n');
+    expect(connections).toBe(0);
+  });
+});
+
+describe('certified focused test under bubblewrap', () => {
+  it.skipIf(!sandboxed)('runs the test with no network and verifies', async () => {
+    env = makeEnv();
+    let connections = 0;
+    server = createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const testFile = `import { test } from 'node:test';\nimport assert from 'node:assert';\nimport net from 'node:net';\ntest('offline', async () => {\n  const r = await new Promise((resolve) => { const s = net.connect(${port}, '127.0.0.1', () => { s.destroy(); resolve('up'); }); s.on('error', () => resolve('down')); });\n  assert.strictEqual(r, 'down');\n});\n`;
+    write(env.root, 'test/offline.test.mjs', testFile);
+    git(env.root, 'add', '-A');
+    git(env.root, 'commit', '-q', '-m', 'offline test');
+    const plan: CertifiedTestPlan = {
+      source_id: `b3:${'4'.repeat(64)}`,
+      plan: {
+        runner: 'npx',
+        argv: ['node', '--test', '--test-name-pattern', 'offline', 'test/offline.test.mjs'],
+        cwd_relative: '.',
+        identifier: 'offline',
+        selection: 'representative',
+        location: { role: 'primary', path: 'test/offline.test.mjs', symbol: 'offline', start_line: 4, end_line: 7 },
+        evidence_paths: ['test/offline.test.mjs'],
+      },
+      dependencies: [{ path: 'test/offline.test.mjs', digest: blake3(testFile) }],
+    };
+    const d = deps(env, profile(goodImplementer(env), verdictVerifier(env, 'verified'), { test_execution: 'trusted', require_sandbox: true }), {
+      context: { load: () => ({ items: [], testPlans: [plan] }) },
+    });
+    const { change_id } = await prepareChange(d, { ...ARGS, artifact_ids: [`b3:${'5'.repeat(64)}`] }, signal());
+    const r = await verifyChange(d, { change_id }, signal());
+    expect(r.status).toBe('verified');
+    expect(r.test_plan_results[0]).toMatchObject({ executed: true, passed: true });
+    expect(connections).toBe(0);
+  });
+});

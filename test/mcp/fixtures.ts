@@ -1,0 +1,254 @@
+// Test fixtures for the MCP, CLI and store tests: real git repositories and
+// data directories in temp dirs, the built server as a child process driven
+// line by line, and an in-process session for fast property tests.
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { Engine } from '../../src/core/resolution.js';
+import type { RoleProfile } from '../../src/core/profile.js';
+import { Connection } from '../../src/mcp/connection.js';
+import { freezeSession } from '../../src/mcp/freeze.js';
+import { McpSession } from '../../src/mcp/session.js';
+import { BypassEngine } from '../../src/mcp/bypass-engine.js';
+import type { ChangeTools } from '../../src/mcp/tools/change.js';
+import { openDataDir } from '../../src/store/datadir.js';
+import { activateProfile, createProfileRevision } from '../../src/store/profiles.js';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = join(ROOT, 'dist/src/cli/main.js');
+
+export function requireBuild(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npx tsc -p tsconfig.json (npm test builds first)`);
+}
+
+const cleanups: (() => void)[] = [];
+export function cleanupAll(): void {
+  while (cleanups.length) cleanups.pop()!();
+}
+
+export function tempDir(prefix = 'needle-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const GIT_ENV = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+  GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
+};
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
+}
+
+/** A small committed repository with a CLI option worth asking about. */
+export function makeRepo(): string {
+  const dir = join(tempDir('needle-repo-'), 'repo');
+  execFileSync('mkdir', ['-p', join(dir, 'src')]);
+  git(dir, 'init', '-q', '-b', 'main');
+  writeFileSync(join(dir, 'src/options.ts'), 'export const dryRun = process.argv.includes("--dry-run");\n');
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'root');
+  return dir;
+}
+
+export function countRows(dbFile: string, table: string): number {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+export function queryRows<T>(dbFile: string, sql: string, ...params: unknown[]): T[] {
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+export type Message = Record<string, any>;
+
+/** Collects outgoing messages and lets a test await a specific one. */
+export class Outbox {
+  readonly messages: Message[] = [];
+  private waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
+
+  push = (m: Message): void => {
+    this.messages.push(m);
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.match(m)) return true;
+      w.resolve(m);
+      return false;
+    });
+  };
+
+  waitFor(match: (m: Message) => boolean, timeoutMs = 15_000, what = 'message'): Promise<Message> {
+    const found = this.messages.find(match);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolveWait, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.messages).slice(-2000)}`)), timeoutMs);
+      this.waiters.push({
+        match,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolveWait(m);
+        },
+      });
+    });
+  }
+
+  reply(id: unknown, timeoutMs?: number): Promise<Message> {
+    return this.waitFor((m) => 'id' in m && JSON.stringify(m.id) === JSON.stringify(id) && !('method' in m), timeoutMs, `reply to ${JSON.stringify(id)}`);
+  }
+}
+
+export interface ServerOptions {
+  readonly repo: string;
+  readonly dataDir: string;
+  readonly args?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** The built server as a child process, driven by raw lines. */
+export class ServerProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly out = new Outbox();
+  stderr = '';
+  private readonly exited: Promise<number | null>;
+
+  constructor(o: ServerOptions) {
+    requireBuild();
+    this.child = spawn(
+      process.execPath,
+      [CLI, 'mcp', 'serve', '--role-profile', 'local', '--data-dir', o.dataDir, '--repository', o.repo, ...(o.args ?? [])],
+      { env: { ...process.env, ...o.env }, stdio: 'pipe' },
+    );
+    let buffer = '';
+    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      let nl;
+      while ((nl = buffer.indexOf('\n')) !== -1) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        this.out.push(JSON.parse(line));
+      }
+    });
+    this.child.stderr.setEncoding('utf8').on('data', (c: string) => (this.stderr += c));
+    this.exited = new Promise((r) => this.child.on('exit', (code) => r(code)));
+    cleanups.push(() => this.child.kill('SIGKILL'));
+  }
+
+  /** Writes raw text in a single write (tests rely on several lines arriving together). */
+  write(text: string | Buffer): void {
+    this.child.stdin.write(text);
+  }
+
+  send(...messages: object[]): void {
+    this.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+  }
+
+  async request(message: { id: unknown } & object): Promise<Message> {
+    this.send(message);
+    return this.out.reply(message.id);
+  }
+
+  async initialize(version = '2025-06-18', id: unknown = 'init'): Promise<Message> {
+    const reply = await this.request({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return reply;
+  }
+
+  /** Closes stdin and waits for the exit code. */
+  async close(timeoutMs = 15_000): Promise<number | null> {
+    this.child.stdin.end();
+    return Promise.race([
+      this.exited,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`server did not exit; stderr: ${this.stderr}`)), timeoutMs)),
+    ]);
+  }
+}
+
+export const LOCATE_ARGS = {
+  route: 'locate.implementation',
+  subject: { kind: 'cli_option', name: '--dry-run' },
+  task: 'Find where --dry-run is declared.',
+};
+
+export function callNeed(id: unknown, args: unknown, meta?: object): object {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'need_context', arguments: args, ...(meta ? { _meta: meta } : {}) } };
+}
+
+export interface InProcess {
+  readonly session: McpSession;
+  readonly connection: Connection;
+  readonly out: Outbox;
+  readonly dbFile: string;
+  line(message: unknown): void;
+  request(message: { id: unknown } & object): Promise<Message>;
+  close(): void;
+}
+
+export interface InProcessOptions {
+  readonly engine?: Engine;
+  readonly cacheOnly?: boolean;
+  readonly profile?: RoleProfile;
+  readonly changeTools?: ChangeTools;
+  readonly repo?: string;
+}
+
+/** A real session (real SQLite, real git repo) behind an in-process Connection. */
+export function inProcess(o: InProcessOptions = {}): InProcess {
+  const dataDir = tempDir('needle-data-');
+  const { db, dbFile } = openDataDir(dataDir);
+  let profileId = 'local';
+  if (o.profile) {
+    profileId = 'custom';
+    activateProfile(db, profileId, createProfileRevision(db, profileId, o.profile));
+  }
+  const frozen = freezeSession({
+    db,
+    dataDir,
+    repository: o.repo ?? makeRepo(),
+    profileId,
+    mainModel: 'test-model',
+    cacheOnly: o.cacheOnly ?? true,
+    changeToolsAvailable: o.changeTools !== undefined,
+  });
+  const session = new McpSession({
+    frozen,
+    db,
+    engine: o.engine ?? new BypassEngine('test bypass'),
+    ...(o.changeTools ? { changeTools: o.changeTools } : {}),
+  });
+  const out = new Outbox();
+  const connection = new Connection(session, out.push);
+  const line = (message: unknown): void => connection.receiveLine(typeof message === 'string' ? message : JSON.stringify(message));
+  return {
+    session,
+    connection,
+    out,
+    dbFile,
+    line,
+    request(message) {
+      line(message);
+      return out.reply(message.id);
+    },
+    close: () => db.close(),
+  };
+}
+
+export async function initialized(p: InProcess, version = '2025-06-18'): Promise<void> {
+  await p.request({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: version } });
+}

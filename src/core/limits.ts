@@ -163,6 +163,8 @@ export const FLOW_TRACE = {
   maxHops: 2,
   /** Occurrences of a renamed carrier examined; a name used more widely is too generic to follow. */
   maxHopOccurrences: 64,
+  /** A step cites its whole statement up to this many lines; a longer one is cited by the occurrence's own line. */
+  maxStatementLines: 12,
 } as const;
 
 export const TEST_FINDER = {

@@ -45,7 +45,7 @@ export class FreezeError extends Error {
 export interface FreezeOptions {
   readonly db: Db;
   readonly dataDir: string;
-  readonly repository: string;
+  readonly repository: FrozenRepository;
   readonly profileId: string;
   readonly mainModel: string;
   readonly cacheOnly: boolean;
@@ -77,15 +77,22 @@ export function interfaceDigest(routes: readonly RouteId[], changesEnabled: bool
     .finish();
 }
 
-export function freezeSession(o: FreezeOptions): FrozenSession {
-  let repositoryRoot: string;
-  let lineage: Digest;
+export interface FrozenRepository {
+  readonly root: string;
+  readonly lineage: Digest;
+}
+
+/** The work tree containing `path` and its lineage; checked before anything is created. */
+export function freezeRepository(path: string): FrozenRepository {
   try {
-    repositoryRoot = findRepositoryRoot(o.repository);
-    lineage = repositoryLineage(repositoryRoot);
+    const root = findRepositoryRoot(path);
+    return { root, lineage: repositoryLineage(root) };
   } catch (e) {
-    throw new FreezeError(`repository ${o.repository} is not inside a git work tree (${firstLine(e)})`);
+    throw new FreezeError(`repository ${path} is not inside a git work tree (${firstLine(e)})`);
   }
+}
+
+export function freezeSession(o: FreezeOptions): FrozenSession {
   const active = getActiveProfile(o.db, o.profileId);
   if (!active) throw new FreezeError(`role profile ${o.profileId} does not exist or has no active revision; see needle profile list`);
   const routes = enabledRoutes(o.db);
@@ -97,8 +104,8 @@ export function freezeSession(o: FreezeOptions): FrozenSession {
     sessionId,
     sessionDigest: blake3(sessionId),
     startedUnixMs: Date.now(),
-    repositoryRoot,
-    lineage,
+    repositoryRoot: o.repository.root,
+    lineage: o.repository.lineage,
     dataDir: o.dataDir,
     profileId: o.profileId,
     profileDigest: active.digest,

@@ -73,7 +73,6 @@ function copyWorkTree(top: string, dir: string): { copied: Map<string, CopiedEnt
       skipped.push({ path: text, reason: 'unsafe path' });
       continue;
     }
-    if (copied.has(rel)) continue;
     const entry = lstatBelow(top, rel, ancestors);
     if (!entry) continue; // deleted in the work tree, so absent from the dirty state too
     const { abs, stats } = entry;

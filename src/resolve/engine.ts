@@ -83,7 +83,7 @@ export function createEngine(deps: EngineDeps): Engine {
 
   function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {
     const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask && plan.units.length > 0;
-    const sufficiency = requiredDone && !need.residual && !plan.contradiction ? buildSufficiency(need, plan, 'served') : null;
+    const sufficiency = requiredDone && !need.residual && !plan.contradiction ? buildSufficiency(need, plan) : null;
     const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId: sufficiency?.id ?? null });
     const kind = outcome.resolution.kind;
     let context = '';

@@ -40,18 +40,18 @@ export interface Sufficiency {
   readonly units: readonly SufficiencyUnit[];
 }
 
-function sufficiencyId(s: Omit<Sufficiency, 'id'>): Digest {
+/** The resolution kind is recorded beside the plan but not hashed: the plan is what replays. */
+function sufficiencyId(s: Omit<Sufficiency, 'id' | 'kind'>): Digest {
   return canonical('reuse-sufficiency-certificate')
     .digest(s.needId)
     .digest(s.worldId)
-    .text(s.kind)
     .text(stableStringify(s.obligations))
     .text(stableStringify(s.units))
     .digest(ENGINE_DEFINITION)
     .finish();
 }
 
-export function buildSufficiency(need: CompiledNeed, plan: CachePlan, kind: string): Sufficiency {
+export function buildSufficiency(need: CompiledNeed, plan: CachePlan): Omit<Sufficiency, 'kind'> {
   const obligations = plan.obligations.map((o, i) => ({
     id: o.id,
     predicate: o.predicate,
@@ -65,7 +65,7 @@ export function buildSufficiency(need: CompiledNeed, plan: CachePlan, kind: stri
     claims: u.claims.map((c) => c.claimId),
     obligations: plan.obligations.filter((_, i) => ((u.mask >> i) & 1) === 1).map((o) => o.id),
   }));
-  const body = { needId: need.id, worldId: need.world.id, kind, obligations, units };
+  const body = { needId: need.id, worldId: need.world.id, obligations, units };
   return { id: sufficiencyId(body), ...body };
 }
 
@@ -82,7 +82,7 @@ export interface Replay {
 
 /** Re-checks a stored sufficiency certificate against the store and the current bytes; no model runs. */
 export function replaySufficiency(ctx: ReplayContext, row: SufficiencyRow): Replay {
-  const s = { needId: row.needId, worldId: row.worldId, kind: row.kind, obligations: row.obligations, units: row.units } as Omit<Sufficiency, 'id'>;
+  const s = { needId: row.needId, worldId: row.worldId, obligations: row.obligations, units: row.units } as Omit<Sufficiency, 'id' | 'kind'>;
   const reasons: string[] = [];
   if (sufficiencyId(s) !== row.id) return { valid: false, reasons: ['the stored plan does not hash to its id'] };
   const coveredBy = new Map<string, Facets[]>();

@@ -138,6 +138,12 @@ export class RunsStore {
     };
   }
 
+  /** The latest runs, newest first. */
+  recent(limit: number): RunRecord[] {
+    const ids = this.db.prepare('SELECT run_id FROM worker_runs ORDER BY started_unix_ms DESC, rowid DESC LIMIT ?').all(limit) as { run_id: string }[];
+    return ids.map((r) => this.get(r.run_id)!);
+  }
+
   /** Totals per worker and model, for `needle stats`. */
   totals(): RunTotals[] {
     return (this.db.prepare(`SELECT worker, model, COUNT(*) AS runs, SUM(input_tokens) AS input, SUM(cached_input_tokens) AS cached,

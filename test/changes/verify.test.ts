@@ -107,7 +107,7 @@ describe('verify_change', () => {
 describe('certified test plans', () => {
   const MANY = Array.from({ length: 5 }, (_, i) => `test('case${i}', () => assert.ok(true));`).join('\n');
 
-  function plans(e: Env, count: number, extra: Partial<CertifiedTestPlan>[] = []): CertifiedTestPlan[] {
+  function plans(count: number, extra: Partial<CertifiedTestPlan>[] = []): CertifiedTestPlan[] {
     const digest = blake3(Buffer.from(`import { test } from 'node:test';\nimport assert from 'node:assert';\n${MANY}\n`));
     const one = (i: number, dep = 'test/many.test.mjs'): CertifiedTestPlan => ({
       source_id: `b3:${String(i).repeat(64).slice(0, 64)}` as CertifiedTestPlan['source_id'],
@@ -122,7 +122,6 @@ describe('certified test plans', () => {
       },
       dependencies: [{ path: 'test/many.test.mjs', digest }],
     });
-    void e;
     return [...Array.from({ length: count }, (_, i) => one(i)), ...extra.map((x, i) => ({ ...one(i), ...x }))];
   }
 
@@ -131,7 +130,7 @@ describe('certified test plans', () => {
     write(env.root, 'test/many.test.mjs', `import { test } from 'node:test';\nimport assert from 'node:assert';\n${MANY}\n`);
     git(env.root, 'add', '-A');
     git(env.root, 'commit', '-q', '-m', 'tests');
-    const certified = plans(env, count, extra);
+    const certified = plans(count, extra);
     const d = deps(env, profile(goodImplementer(env), verdictVerifier(env, 'verified'), { test_execution: trusted ? 'trusted' : 'untrusted' }), {
       context: { load: () => ({ items: [], testPlans: certified }) },
     });

@@ -1,6 +1,7 @@
 // Semantic identities (SPEC §5): the need id ignores wording and route but
 // covers subject, obligations and world; ids are stable across runs and
 // machines (golden values below are literals, not recomputed).
+import { blake3 as hashWasmBlake3 } from 'hash-wasm';
 import { describe, expect, it } from 'vitest';
 import { compileNeed, lineageDigest, requestDigest, type NeedRequest } from '../../src/core/need.js';
 
@@ -58,10 +59,29 @@ describe('need identity', () => {
 
   it('has golden values that never change across runs and machines', () => {
     const need = compileNeed(base, lineage);
-    expect(lineage).toBe('b3:4f3cb1ad78e3c1bb57c2bd1c7d53bde33ae51f3b76e8c2e84d3b2a6e48bfb6b1');
-    expect(need.subject.id).toBe('b3:0000000000000000000000000000000000000000000000000000000000000000');
-    expect(need.world.id).toBe('b3:0000000000000000000000000000000000000000000000000000000000000000');
-    expect(need.id).toBe('b3:0000000000000000000000000000000000000000000000000000000000000000');
-    expect(need.requestDigest).toBe('b3:0000000000000000000000000000000000000000000000000000000000000000');
+    expect(lineage).toBe('b3:afccb56370acfb708d255e10a339486b453ddf1230bfc7746a5fd9e88b3779c5');
+    expect(need.subject.id).toBe('b3:157af0a375965dbef46ded2081f7ea7e458657f4f669bac0a364e09ba0632a3d');
+    expect(need.world.id).toBe('b3:cdaca46542e4a756c5b27ea024462c22386e19ddecff41cbcb7de3309d5c5fed');
+    expect(need.id).toBe('b3:ce9db8b4784b545e3051e364bf04685b7e7162dd1486b40fcd51c33db861e4d8');
+    expect(need.requestDigest).toBe('b3:f1a7b273c0509cb30c786e4b639762519c5bd10d028d9fad9ec24fd8d0cd16a6');
+  });
+
+  it('matches the documented byte layout, recomputed here with a separate BLAKE3 call', async () => {
+    // "needle-canonical\0" | u64le(len(domain)) | domain | (u64le(len(field)) | field)*
+    const u64 = (n: number) => {
+      const b = Buffer.alloc(8);
+      b.writeBigUInt64LE(BigInt(n));
+      return b;
+    };
+    const field = (b: Buffer) => Buffer.concat([u64(b.length), b]);
+    const u16 = (n: number) => {
+      const b = Buffer.alloc(2);
+      b.writeUInt16LE(n);
+      return b;
+    };
+    const domain = Buffer.from('repository-lineage');
+    const root = Buffer.from('4b825dc642cb6eb9a060e54bf8d69288fbee4904');
+    const bytes = Buffer.concat([Buffer.from('needle-canonical\0'), u64(domain.length), domain, field(u16(2)), field(u16(1)), field(root)]);
+    expect(`b3:${await hashWasmBlake3(bytes)}`).toBe(lineage);
   });
 });

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import type { Engine } from '../../src/core/resolution.js';
 import type { RoleProfile } from '../../src/core/profile.js';
 import { Connection } from '../../src/mcp/connection.js';
-import { freezeSession } from '../../src/mcp/freeze.js';
+import { freezeRepository, freezeSession } from '../../src/mcp/freeze.js';
 import { McpSession } from '../../src/mcp/session.js';
 import { BypassEngine } from '../../src/mcp/bypass-engine.js';
 import type { ChangeTools } from '../../src/mcp/tools/change.js';
@@ -220,7 +220,7 @@ export function inProcess(o: InProcessOptions = {}): InProcess {
   const frozen = freezeSession({
     db,
     dataDir,
-    repository: o.repo ?? makeRepo(),
+    repository: freezeRepository(o.repo ?? makeRepo()),
     profileId,
     mainModel: 'test-model',
     cacheOnly: o.cacheOnly ?? true,

@@ -40,7 +40,16 @@ const usage = (input: number, cached: number, output: number) => ({
   total_tokens: input + output,
 });
 
-/** Scripted model: first a shell command, then the answer. */
+/**
+ * Scripted model: a sandboxed probe for leaked secrets, an escalated read-only
+ * command (the approval broker accepts it), an escalated destructive command
+ * (declined), then the answer.
+ */
+const SCRIPT: (() => Record<string, unknown>)[] = [
+  () => ({ cmd: PROBE }),
+  () => ({ cmd: 'cat src/flags.ts', sandbox_permissions: 'require_escalated', justification: 'read the options file' }),
+  () => ({ cmd: 'rm -rf src', sandbox_permissions: 'require_escalated', justification: 'clean up' }),
+];
 function mockResponses(recorded: Recorded[]): Server {
   return createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -60,11 +69,12 @@ function mockResponses(recorded: Recorded[]): Server {
       }
       const n = recorded.filter((r) => r.path === 'POST /v1/responses').length;
       const id = `resp_${n}`;
-      if (n === 1) {
+      const step = SCRIPT[n - 1];
+      if (step) {
         sse(res, [
           { type: 'response.created', response: { id } },
-          { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', id: 'fc_1', name: 'exec_command', call_id: 'call_1', arguments: JSON.stringify({ cmd: PROBE }) } },
-          { type: 'response.completed', response: { id, usage: usage(1200, 0, 40) } },
+          { type: 'response.output_item.done', output_index: 0, item: { type: 'function_call', id: `fc_${n}`, name: 'exec_command', call_id: `call_${n}`, arguments: JSON.stringify(step()) } },
+          { type: 'response.completed', response: { id, usage: usage(400, 0, 20) } },
         ]);
         return;
       }
@@ -81,9 +91,9 @@ function mockResponses(recorded: Recorded[]): Server {
 }
 
 /** The text the model's shell command produced, as sent back to the model. */
-function commandOutput(recorded: Recorded[]): string {
-  const second = recorded.filter((r) => r.path === 'POST /v1/responses')[1];
-  const item = (second?.body.input as any[] | undefined)?.find((i) => i.type === 'function_call_output');
+function commandOutput(recorded: Recorded[], callId = 'call_1'): string {
+  const last = recorded.filter((r) => r.path === 'POST /v1/responses').at(-1);
+  const item = (last?.body.input as any[] | undefined)?.find((i) => i.type === 'function_call_output' && i.call_id === callId);
   const out = item?.output;
   return typeof out === 'string' ? out : JSON.stringify(out ?? '');
 }
@@ -155,12 +165,12 @@ describe.skipIf(!CODEX)('codex worker with the real codex binary (offline, mock 
     expect(out.outcome).toEqual({ kind: 'proposed' });
     expect(out.proposals).toEqual([{ predicate: 'implementation_location', payload: IMPLEMENTATION }]);
     expect(outputContract(['implementation_location']).schema.parse({ implementation_location: out.proposals[0]!.payload })).toBeTruthy();
-    expect(out.usage).toEqual({ model: 'gpt-mock-mini', inputTokens: 2700, cachedInputTokens: 1000, outputTokens: 100 });
+    expect(out.usage).toEqual({ model: 'gpt-mock-mini', inputTokens: 2700, cachedInputTokens: 1000, outputTokens: 120 });
 
     // The model API saw our strict contract and the key meant for it.
     const calls = recorded.filter((r) => r.path === 'POST /v1/responses');
     expect(recorded.map((r) => r.path).every((p) => p === 'POST /v1/responses')).toBe(true);
-    expect(calls.length).toBe(2);
+    expect(calls.length).toBe(SCRIPT.length + 1);
     expect(calls[0]!.auth).toBe('Bearer sk-parent-openai-secret');
     expect(calls[0]!.body.text.format).toMatchObject({ type: 'json_schema', strict: true });
     expect(Object.keys(calls[0]!.body.text.format.schema.properties)).toEqual(['implementation_location']);
@@ -178,10 +188,16 @@ describe.skipIf(!CODEX)('codex worker with the real codex binary (offline, mock 
     expect(elsewhere).toEqual([]);
     expect(inet.length).toBeGreaterThan(0);
 
+    // Escalations reach the approval broker: the read passes, the deletion is declined.
+    expect(commandOutput(recorded, 'call_2')).toContain('dryRun: boolean');
+    expect(commandOutput(recorded, 'call_3')).toMatch(/reject|declin/i);
+    const attempts = runs.recent(1)[0]!.attempts;
+    expect(attempts).toEqual([{ kind: 'initial', status: 'completed', outputValid: true, error: null, approvalsAccepted: 1, approvalsDeclined: 1 }]);
+
     const total = runs.totals()[0]!;
     expect(total).toMatchObject({ worker: 'codex', model: 'gpt-mock-mini', runs: 1, inputTokens: 2700, unpricedRuns: 0 });
-    // 1700 × 0.25 + 1000 × 0.025 + 100 × 2 micro-USD
-    expect(total.priceMicroUsd).toBe(650);
+    // 1700 × 0.25 + 1000 × 0.025 + 120 × 2 micro-USD
+    expect(total.priceMicroUsd).toBe(690);
   }, 120_000);
 
   const sandbox = detectSandbox();

@@ -43,6 +43,7 @@ describe('RunsStore', () => {
       { worker: 'codex', model: 'm-full', runs: 2, inputTokens: 20, cachedInputTokens: 4, outputTokens: 6, durationMs: 200, priceMicroUsd: 500, unpricedRuns: 1 },
       { worker: 'codex', model: 'other', runs: 1, inputTokens: 10, cachedInputTokens: 2, outputTokens: 3, durationMs: 100, priceMicroUsd: 7, unpricedRuns: 0 },
     ]);
+    expect(b.recent(2).map((r) => r.runId)).toEqual(['r3', 'r2']);
     expect(b.uncleaned()).toEqual([{ runId: 'r2', runDir: '/runs/r2' }]);
     rmSync(dir, { recursive: true, force: true });
   });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { StoreError } from '../../store/db.js';
 import { openDataDir } from '../../store/datadir.js';
-import { FreezeError, freezeSession } from '../../mcp/freeze.js';
+import { FreezeError, freezeRepository, freezeSession, type FrozenRepository } from '../../mcp/freeze.js';
 import { McpSession } from '../../mcp/session.js';
 import { serveStdio } from '../../mcp/stdio.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
@@ -41,7 +41,13 @@ Options:
     const profileId = checkProfileId(profileFlag);
     const mainModel = checkModel(stringOption(values, 'main-model') ?? DEFAULT_MAIN_MODEL);
     const dataDir = resolveDataDir(stringOption(values, 'data-dir'), io.env, io.cwd);
-    const repository = resolve(io.cwd, stringOption(values, 'repository') ?? '.');
+    let repository: FrozenRepository;
+    try {
+      repository = freezeRepository(resolve(io.cwd, stringOption(values, 'repository') ?? '.'));
+    } catch (e) {
+      if (e instanceof FreezeError) throw new UsageError(e.message);
+      throw e;
+    }
     const log = (line: string): void => void io.stderr.write(`needle: ${line}\n`);
 
     let opened;

@@ -35,6 +35,8 @@ export type Verdict =
       readonly node: SyntaxNode;
       /** When the range starts earlier than `node` (attributes above a field). */
       readonly from?: SyntaxNode;
+      /** When the range ends where this node starts (a function cited by its signature). */
+      readonly until?: SyntaxNode;
       readonly symbol: string | null;
       readonly description: string;
       /** For a parser-filled field: the declaration itself, which also carries the value. */
@@ -88,6 +90,10 @@ export class Classifier {
   }
 
   private walk(start: SyntaxNode): Verdict {
+    const named = this.definitionNamed(start);
+    if (named) return named;
+    const setter = this.setterCall(start);
+    if (setter) return setter;
     let pendingCall: SyntaxNode | null = null;
     let prev = start;
     for (let n: SyntaxNode | null = start; n; prev = n, n = n.parent) {
@@ -98,6 +104,7 @@ export class Classifier {
       const cond = branchCondition(this.family, n);
       if (cond && n !== start && within(prev, cond)) return this.consumerVerdict(n, start);
       const binding = this.s.bindings[n.type];
+      if (binding && pendingCall) break;
       if (binding) {
         const [t, v] = binding;
         const target = n.childForFieldName(t);
@@ -133,7 +140,42 @@ export class Classifier {
         passedTo: callee,
       };
     }
+    if (this.s.strings.has(start.type)) {
+      // An option's name standing alone (returned by `name_long`, listed in a table) declares it.
+      const where = enclosingFunctionName(this.family, start);
+      return this.step('producer', start, `option name \`${snippet(stringContent(start), 40)}\` declared${where ? ` in \`${where}\`` : ''}`);
+    }
     return { kind: 'unaccounted' };
+  }
+
+  /** A type or function named after the carrier: the option's own definition, or an accessor that carries it. */
+  private definitionNamed(leaf: SyntaxNode): Verdict | null {
+    const parent = leaf.parent;
+    if (!parent) return null;
+    const isName = parent.childForFieldName('name')?.equals(leaf) === true;
+    if (isName && (parent.type in this.s.records || parent.type === 'type_spec')) {
+      return { kind: 'step', role: 'producer', node: parent, symbol: leaf.text, description: `type \`${leaf.text}\` defines the option` };
+    }
+    if (parent.type === 'impl_item' && parent.childForFieldName('type')?.equals(leaf) === true) {
+      const head = leaf.text;
+      return { kind: 'step', role: 'producer', node: parent, symbol: head, description: `\`impl\` for \`${head}\` defines the option's behaviour` };
+    }
+    if (isName && (this.s.functions.has(parent.type) || parent.type === 'method_definition')) {
+      const body = parent.childForFieldName('body');
+      return { kind: 'step', role: 'carrier', node: parent, until: body ?? undefined, symbol: leaf.text, description: `accessor \`${leaf.text}\` carries the value` };
+    }
+    return null;
+  }
+
+  /** `builder.crlf(true)`: a call of a method named after the carrier sets it on another object. */
+  private setterCall(leaf: SyntaxNode): Verdict | null {
+    const member = leaf.parent;
+    const call = member?.parent;
+    if (!member || !call || !MEMBER_TYPES.has(member.type) || !(call.type in this.s.calls)) return null;
+    const [calleeField, argsField] = this.s.calls[call.type]!;
+    if (!call.childForFieldName(calleeField)?.equals(member) || member.lastNamedChild?.equals(leaf) !== true) return null;
+    const args = snippet(call.childForFieldName(argsField)?.text ?? '()', 60);
+    return this.step('transformation', call, `\`${snippet(member.text, 60)}${args}\` sets \`${leaf.text}\` on another object`);
   }
 
   private step(role: FlowRole, node: SyntaxNode, description: string): Verdict & { kind: 'step' } {
@@ -215,13 +257,13 @@ export class Classifier {
 
   private bindingVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, prev: SyntaxNode): Verdict {
     const t = snippet(target.text, 60);
-    const v = snippet(value.text, 80);
+    const v = this.valueText(value, prev);
     if (this.family === 'python' && isClassBodyStatement(n)) {
       const record = enclosingRecordName(this.family, n);
       return { kind: 'step', role: 'carrier', node: n, symbol: t, description: `\`${record ? `${record}.` : ''}${t}\` carries the value` };
     }
     const override = this.overrideCondition(n);
-    if (this.combines(value)) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
+    if (this.combines(value) && (within(prev, target) || this.combines(this.innermostValue(prev, value)))) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
     if (within(prev, target)) {
       if (this.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
       if (/pattern/.test(target.type)) return this.step('transformation', n, `\`${t}\` destructured from \`${v}\``);
@@ -230,7 +272,6 @@ export class Classifier {
       if (LITERAL.test(value.text.trim())) return this.step('precedence', n, `\`${t}\` defaults to \`${v}\``);
       return this.step('producer', n, `\`${t}\` assigned from \`${v}\``);
     }
-    if (override) return this.step('precedence', n, `\`${t}\` overridden from \`${v}\` when \`${snippet(override.text, 60)}\``);
     const verdict = this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
     const hopName = lastName(target);
     if (!hopName || this.spellings.mentions(target.text)) return verdict;
@@ -241,7 +282,7 @@ export class Classifier {
 
   private keyedVerdict(n: SyntaxNode, key: SyntaxNode, value: SyntaxNode, prev: SyntaxNode): Verdict {
     const k = snippet(key.text, 60);
-    const v = snippet(value.text, 80);
+    const v = this.valueText(value, prev);
     const into = this.ownerLabel(n, k);
     if (this.combines(value)) return this.step('precedence', n, `${into} = \`${v}\` combines sources`);
     if (within(prev, key)) {
@@ -253,6 +294,17 @@ export class Classifier {
     const verdict = this.step('transformation', n, `\`${v}\` copied into ${into}`);
     if (this.spellings.mentions(key.text) || !/^[A-Za-z_$][\w$]*$/.test(key.text)) return verdict;
     return { ...verdict, hop: { name: key.text, scope: null, origin: n } };
+  }
+
+  /** The value as written when it fits on a line; otherwise the reference to the carrier inside it. */
+  private valueText(value: SyntaxNode, prev: SyntaxNode): string {
+    const oneLine = value.startPosition.row === value.endPosition.row && value.text.length <= 80;
+    return oneLine || !within(prev, value) ? snippet(value.text, 80) : snippet(referenceText(prev), 80);
+  }
+
+  /** The part of `value` that holds the occurrence: the expression statement-level checks should look at. */
+  private innermostValue(prev: SyntaxNode, value: SyntaxNode): SyntaxNode {
+    return within(prev, value) && value.startPosition.row !== value.endPosition.row ? prev : value;
   }
 
   /** `Config.dry_run` for a field of a named struct literal or constructor call, else `dry_run`. */

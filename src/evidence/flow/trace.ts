@@ -138,7 +138,7 @@ class FlowBuilder {
       if (!this.unaccounted.some((u) => u.startsWith(`${at}:`))) this.unaccounted.push(`${at}: \`${line.trim().slice(0, 80)}\``);
       return;
     }
-    const draft = this.draft(path, verdict);
+    const draft = this.draft(path, verdict, site.leaf);
     if (verdict.passedTo) this.passed.push({ callee: verdict.passedTo, at: `${path}:${draft.start}` });
     if (verdict.carrier) {
       const n = verdict.carrier.node;
@@ -146,8 +146,8 @@ class FlowBuilder {
     }
   }
 
-  private draft(path: string, v: StepVerdict): Draft {
-    const [start, end] = range(v);
+  private draft(path: string, v: StepVerdict, leaf: SyntaxNode): Draft {
+    const [start, end] = range(v, leaf);
     const key = `${v.role}\0${path}\0${start}\0${end}`;
     const existing = this.drafts.get(key);
     if (existing) return existing;
@@ -193,12 +193,22 @@ class FlowBuilder {
 }
 
 /** The construct a step stands for, bounded to the contract's line limit. */
-function range(v: StepVerdict): [number, number] {
+function range(v: StepVerdict, leaf: SyntaxNode): [number, number] {
   let node = v.node;
   if (v.role === 'consumer' ? isExpressionBranch(node) : v.role !== 'carrier' && !v.carrier) node = statementOf(node);
+  if (v.role !== 'consumer' && !v.from && node.endPosition.row - node.startPosition.row >= FLOW_TRACE.maxStatementLines) {
+    node = lineOf(leaf, node);
+  }
   const start = (v.from ?? node).startPosition.row + 1;
-  const end = node.endPosition.row + 1;
+  const end = v.until ? Math.max(start, v.until.startPosition.row + 1) : node.endPosition.row + 1;
   return [start, Math.min(end, start + EVIDENCE.maxLocationLines - 1)];
+}
+
+/** The largest construct around `leaf` that starts on its line, inside `outer`: `crlf: low.crlf,` in a long literal. */
+function lineOf(leaf: SyntaxNode, outer: SyntaxNode): SyntaxNode {
+  let cur = leaf;
+  while (cur.parent && !cur.parent.equals(outer) && cur.parent.startPosition.row === leaf.startPosition.row) cur = cur.parent;
+  return cur;
 }
 
 function isExpressionBranch(n: SyntaxNode): boolean {

@@ -23,6 +23,7 @@ export interface TestCase {
 const JS_TEST_CALLEE = /^(it|test)(\.(only|concurrent|sequential))?$/;
 const JS_SUITE_CALLEE = /^(describe|suite)(\.(only|concurrent|sequential))?$/;
 const GO_TEST_NAME = /^Test([A-Z0-9_]|$)/;
+const RUST_TEST_MACRO = /^\w*test$/;
 
 export function testsInFile(file: ParsedFile): TestCase[] {
   const family = familyOf(file.language);
@@ -52,8 +53,11 @@ function testAt(family: Family, file: ParsedFile, node: SyntaxNode, scopes: stri
     body: node.text,
   });
   switch (family) {
-    case 'rust':
-      return node.type === 'function_item' && isRustTestItem(node) ? make(node.childForFieldName('name')?.text ?? '') : null;
+    case 'rust': {
+      if (node.type === 'function_item') return isRustTestItem(node) ? make(node.childForFieldName('name')?.text ?? '') : null;
+      const name = macroTestName(node);
+      return name ? make(name) : null;
+    }
     case 'js': {
       if (node.type !== 'call_expression') return null;
       const callee = node.childForFieldName('function')?.text ?? '';
@@ -102,4 +106,17 @@ function firstStringArgument(call: SyntaxNode): string | null {
   if (!first || (first.type !== 'string' && first.type !== 'template_string')) return null;
   if (first.namedChildren.some((c) => c?.type === 'template_substitution' || c?.type === 'escape_sequence')) return null;
   return stringContent(first);
+}
+
+/**
+ * `rgtest!(name, |dir, cmd| { … })`: a project macro named `*test` whose first
+ * token is the generated `#[test] fn`'s name, a common way to stamp out tests.
+ */
+function macroTestName(node: SyntaxNode): string | null {
+  if (node.type !== 'macro_invocation' || node.parent?.type !== 'expression_statement') return null;
+  if (!RUST_TEST_MACRO.test(node.childForFieldName('macro')?.text ?? '')) return null;
+  const tokens = node.namedChildren.find((c) => c?.type === 'token_tree');
+  const first = tokens?.child(1);
+  const comma = tokens?.child(2);
+  return first?.type === 'identifier' && comma?.text === ',' ? first.text : null;
 }

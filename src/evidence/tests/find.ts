@@ -1,7 +1,8 @@
 // focused_tests (SPEC §7): the most specific test that exercises the subject,
-// with the exact command that runs only it. "Specific" means: the test's own
-// name carries the subject, then the fewest lines around the mentions; ties
-// break by path and line so the answer is deterministic.
+// with the exact command that runs only it. "Specific" means, in order: the
+// test is the subject; then it passes the option on a command line and/or its
+// own name carries the subject; then it is short. Ties break by path and line so the answer
+// is deterministic.
 import { focusedTestsSchema, type FocusedTests, type Location } from '../../core/contracts.js';
 import { TEST_FINDER } from '../../core/limits.js';
 import { isTestPath, type AnalysisContext } from '../context.js';
@@ -14,6 +15,8 @@ export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'un
 
 interface Ranked {
   readonly test: TestCase;
+  /** The body passes the option as a command-line argument (`"--crlf"`): it exercises the option itself. */
+  readonly passesOption: boolean;
   /** 3: the test is the subject; 2: its name carries a spelling; 1: an enclosing suite's does; 0: only its body mentions it. */
   readonly nameScore: number;
   readonly lines: number;
@@ -30,6 +33,7 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
   const extra = primary?.symbol && /^[A-Za-z_$][\w$]*$/.test(primary.symbol) && !spellings.identifiers.includes(primary.symbol) ? primary.symbol : null;
   const mention = extra ? new Spellings([...spellings.identifiers, extra], spellings.dashed) : spellings;
 
+  const optionArg = subject.kind === 'cli_option' ? optionArgument(spellings) : null;
   const files = candidateFiles(ctx, mention);
   const ranked: Ranked[] = [];
   for (const path of files) {
@@ -38,7 +42,7 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
     for (const test of testsInFile(file)) {
       const score = nameScore(subject, spellings, test);
       if (score < 2 && mention.positions(test.body).length === 0) continue;
-      ranked.push({ test, nameScore: score, lines: test.endLine - test.startLine + 1 });
+      ranked.push({ test, passesOption: optionArg?.test(test.body) ?? false, nameScore: score, lines: test.endLine - test.startLine + 1 });
     }
   }
   if (ranked.length === 0) {
@@ -47,7 +51,8 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
   }
   ranked.sort(
     (a, b) =>
-      b.nameScore - a.nameScore ||
+      Number(b.nameScore === 3) - Number(a.nameScore === 3) ||
+      specificity(b) - specificity(a) ||
       a.lines - b.lines ||
       (a.test.path < b.test.path ? -1 : a.test.path > b.test.path ? 1 : 0) ||
       a.test.startLine - b.test.startLine,
@@ -82,6 +87,14 @@ function candidateFiles(ctx: AnalysisContext, spellings: Spellings): string[] {
   const tests = [...paths].filter(isTestPath).sort();
   const rustSources = [...paths].filter((p) => !isTestPath(p) && p.endsWith('.rs')).sort();
   return [...tests, ...rustSources].slice(0, TEST_FINDER.maxCandidateFiles);
+}
+
+/** Passing the option and carrying its name weigh the same; together they beat either. */
+const specificity = (r: Ranked): number => Math.min(r.nameScore, 2) + (r.passesOption ? 2 : 0);
+
+function optionArgument(spellings: Spellings): RegExp {
+  const name = (spellings.dashed ?? spellings.identifiers[0]!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`["'\`]--${name}(=[^"'\`]*)?["'\`]`);
 }
 
 const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');

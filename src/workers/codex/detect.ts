@@ -41,7 +41,7 @@ export function detectCodex(path: string, env: Record<string, string>, cwd: stri
 
 async function probe(path: string, env: Record<string, string>, cwd: string): Promise<CodexBinary> {
   const run = (args: string[]) => runSupervised({ argv: [path, ...args], cwd, env, timeoutMs: WORKER.probeTimeoutMs, maxOutputBytes: 64 * 1024 });
-  const version = await run(['--version']);
+  const [version, help] = await Promise.all([run(['--version']), run(['app-server', '--help'])]);
   if (version.exitCode !== 0)
     throw new CodexUnsupportedError(`cannot run ${path} --version (${version.timedOut ? 'timed out' : (version.stderr.trim().split('\n')[0] ?? `exit ${version.exitCode}`).slice(0, 200)})`);
   const m = /^codex-cli (\d+)\.(\d+)\.(\d+)\S*\s*$/m.exec(version.stdout);
@@ -50,7 +50,6 @@ async function probe(path: string, env: Record<string, string>, cwd: string): Pr
   const found = v.join('.');
   if (olderThan(v, MIN_CODEX_VERSION))
     throw new CodexUnsupportedError(`codex ${found} at ${path} is too old: needle needs codex ${MIN_CODEX_VERSION.join('.')} or newer (npm install @openai/codex)`);
-  const help = await run(['app-server', '--help']);
   const missing = REQUIRED_FLAGS.filter((f) => !help.stdout.includes(f));
   if (help.exitCode !== 0 || missing.length)
     throw new CodexUnsupportedError(`codex ${found} at ${path} has no usable app-server (missing ${missing.join(', ') || 'app-server'}); needle needs \`codex app-server\` with ${REQUIRED_FLAGS.join(' and ')}`);

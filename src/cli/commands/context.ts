@@ -1,0 +1,143 @@
+// `needle context`: the same resolution as the need_context tool, from the
+// shell. Human output is the FrontierView; --json prints exactly the
+// structuredContent the MCP tool would return.
+import { NEED } from '../../core/limits.js';
+import { compileNeed, DEFAULT_WORLD, NeedCompileError, type CompiledNeed } from '../../core/need.js';
+import { BUILTIN_PROFILE_ID, type RoleProfile } from '../../core/profile.js';
+import { UNSAFE_KINDS, type EngineResult } from '../../core/resolution.js';
+import { PREDICATES, ROUTE_IDS, SUBJECT_KINDS, type Capability, type Predicate, type RouteId, type SubjectKind } from '../../core/semantic.js';
+import type { Worker } from '../../core/worker.js';
+import { createStaticWorker } from '../../evidence/static-worker.js';
+import { projectNeedResult } from '../../mcp/result.js';
+import { findRepositoryRoot, repositoryLineage } from '../../repo/snapshot.js';
+import { createEngine } from '../../resolve/engine.js';
+import { openDataDir } from '../../store/datadir.js';
+import { getActiveProfile } from '../../store/profiles.js';
+import { checkProfileId, parseCommandArgs, resolveDataDir, safeEcho, stringOption } from '../args.js';
+import { UsageError, type CliCommand } from '../command.js';
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got \`${safeEcho(value)}\``);
+  return value as T;
+}
+
+function capabilities(values: unknown, flag: string, max: number): Capability[] {
+  const list = Array.isArray(values) ? (values as string[]) : [];
+  if (list.length > max) throw new UsageError(`at most ${max} ${flag} options`);
+  const kinds = list.map((v) => oneOf<Predicate>(v, PREDICATES, flag));
+  const dup = kinds.find((k, i) => kinds.indexOf(k) !== i);
+  if (dup) throw new UsageError(`${flag} ${dup} given twice`);
+  return kinds.map((kind) => ({ kind, facets: {} }));
+}
+
+function subjectOf(text: string): { kind: SubjectKind; name: string } {
+  const colon = text.indexOf(':');
+  if (colon <= 0) throw new UsageError('--subject must be kind:name, e.g. cli_option:--dry-run');
+  const kind = oneOf<SubjectKind>(text.slice(0, colon), SUBJECT_KINDS, '--subject kind');
+  const name = text.slice(colon + 1);
+  if (!/\S/.test(name)) throw new UsageError('--subject name must not be blank');
+  if (Buffer.byteLength(name) > NEED.subjectNameMaxBytes) throw new UsageError(`--subject name must be at most ${NEED.subjectNameMaxBytes} bytes`);
+  return { kind, name };
+}
+
+/** Explorers this command can run from the shell: the embedded static worker. */
+function explorersOf(profile: RoleProfile, warn: (line: string) => void): Worker[] {
+  const out: Worker[] = [];
+  for (const e of profile.explorer) {
+    if (e.adapter === 'static') out.push(createStaticWorker());
+    else warn(`note: the ${e.adapter} explorer runs under \`needle mcp serve\`; \`needle context\` uses the static worker only`);
+  }
+  return out;
+}
+
+function human(need: CompiledNeed, r: EngineResult): string {
+  if (r.context && !UNSAFE_KINDS.has(r.resolution.kind)) return `${r.context}\n`;
+  const reason = 'reason' in r.resolution ? `: ${r.resolution.reason}` : '';
+  return `${need.route} ${need.subject.kind}:${need.subject.name} → ${r.resolution.kind}${reason}\n`;
+}
+
+export const contextCommand: CliCommand = {
+  path: ['context'],
+  summary: 'resolve a need from the shell and print the FrontierView (or --json)',
+  help: `Usage: needle context --route R --subject kind:name [--require P]... [--prefer P]...
+                      [--task T] [--json] [--cache-only] [--repository R] [--data-dir D] [--role-profile ID]
+
+Resolves one typed need exactly as the need_context MCP tool does: certified
+evidence from the cache when its proof holds, otherwise the explorer ladder
+for what is missing. Prints the FrontierView; --json prints the MCP
+structuredContent.
+
+Options:
+  --route R          ${ROUTE_IDS.join(' | ')}
+  --subject K:NAME   kind one of ${SUBJECT_KINDS.join(', ')}
+  --require P        extra required predicate (${PREDICATES.join(', ')}); up to ${NEED.maxRequired}
+  --prefer P         preferred predicate; up to ${NEED.maxPreferred}
+  --task T           what the evidence is for (anchors it names beyond the subject are reported as not covered)
+  --json             print the structured result
+  --cache-only       serve only certified evidence; run no worker
+  --repository R     repository (default: the current directory's work tree)
+  --data-dir D       data directory
+  --role-profile ID  role profile (default ${BUILTIN_PROFILE_ID})
+`,
+  async run(argv, io) {
+    const { values } = parseCommandArgs(argv, {
+      route: { type: 'string' },
+      subject: { type: 'string' },
+      require: { type: 'string', multiple: true },
+      prefer: { type: 'string', multiple: true },
+      task: { type: 'string' },
+      json: { type: 'boolean' },
+      'cache-only': { type: 'boolean' },
+      repository: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'role-profile': { type: 'string' },
+    });
+    const routeText = stringOption(values, 'route');
+    const subjectText = stringOption(values, 'subject');
+    if (!routeText) throw new UsageError('--route is required');
+    if (!subjectText) throw new UsageError('--subject is required');
+    const route = oneOf<RouteId>(routeText, ROUTE_IDS, '--route');
+    const subject = subjectOf(subjectText);
+    const required = capabilities(values.require, '--require', NEED.maxRequired);
+    const preferred = capabilities(values.prefer, '--prefer', NEED.maxPreferred);
+    const both = required.find((c) => preferred.some((p) => p.kind === c.kind));
+    if (both) throw new UsageError(`${both.kind} is both required and preferred`);
+    const task = stringOption(values, 'task') ?? `context for ${subject.name}`;
+    if (!/\S/.test(task) || Buffer.byteLength(task) > NEED.taskMaxBytes) throw new UsageError(`--task must be 1..${NEED.taskMaxBytes} bytes of text`);
+
+    const root = findRepositoryRoot(stringOption(values, 'repository') ?? io.cwd);
+    let need: CompiledNeed;
+    try {
+      need = compileNeed({ route, subject, required, preferred, world: DEFAULT_WORLD, task }, repositoryLineage(root));
+    } catch (e) {
+      if (e instanceof NeedCompileError) throw new UsageError(e.message);
+      throw e;
+    }
+    const profileId = checkProfileId(stringOption(values, 'role-profile') ?? BUILTIN_PROFILE_ID);
+    const data = openDataDir(resolveDataDir(stringOption(values, 'data-dir'), io.env, io.cwd));
+    try {
+      if (data.created) io.stderr.write(`initialized ${data.dataDir} with defaults\n`);
+      const profile = getActiveProfile(data.db, profileId);
+      if (!profile) throw new UsageError(`no role profile ${profileId} (see needle profile list)`);
+      const engine = createEngine({ db: data.db, repoRoot: root, explorers: explorersOf(profile.document, (l) => io.stderr.write(`${l}\n`)), profile: profile.document });
+      const abort = new AbortController();
+      const onSigint = () => abort.abort(new Error('cancelled'));
+      process.once('SIGINT', onSigint);
+      let result: EngineResult;
+      try {
+        result = await engine.resolve(need, {
+          cacheOnly: values['cache-only'] === true,
+          modelWorkersLeft: profile.document.limits?.max_workers ?? 3,
+          signal: abort.signal,
+          onProgress: io.interactive ? (p) => io.stderr.write(`… ${p.message}\n`) : undefined,
+        });
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+      io.stdout.write(values.json ? `${JSON.stringify(projectNeedResult(need, { ordinal: 1, relation: 'independent' }, result), null, 2)}\n` : human(need, result));
+      return 0;
+    } finally {
+      data.db.close();
+    }
+  },
+};

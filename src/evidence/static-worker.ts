@@ -1,0 +1,93 @@
+// The embedded static worker (SPEC §7): deterministic, offline, no model.
+// For each missing obligation it proposes evidence from the worktree at
+// input.root; validators decide what, if anything, it proves.
+import { implementationLocationSchema, type Location, type Proposal } from '../core/contracts.js';
+import type { Obligation } from '../core/need.js';
+import type { Worker, WorkerInput, WorkerOutput } from '../core/worker.js';
+import { AnalysisContext } from './context.js';
+import { findFocusedTests } from './tests/find.js';
+import { traceFlow } from './flow/trace.js';
+import { locateImplementation, type LocateResult } from './locate.js';
+import { loadLanguages } from './parse/treesitter.js';
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  return new DOMException('static worker aborted', 'AbortError');
+}
+
+/** Lets an abort queued on the event loop land, then throws if it did. */
+async function checkpoint(signal: AbortSignal): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (signal.aborted) throw abortError(signal);
+}
+
+/** The primary location already certified for this need, when the resolver handed it over. */
+function coveredPrimary(input: WorkerInput): Location | null {
+  const covered = input.covered.find((c) => c.predicate === 'implementation_location');
+  if (!covered) return null;
+  try {
+    return implementationLocationSchema.parse(JSON.parse(covered.summary)).locations.find((l) => l.role === 'primary') ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const has = (missing: readonly Obligation[], p: Obligation['predicate']): boolean => missing.some((o) => o.predicate === p);
+
+async function run(input: WorkerInput): Promise<WorkerOutput> {
+  if (input.signal.aborted) throw abortError(input.signal);
+  await loadLanguages();
+  const ctx = new AnalysisContext(input.root);
+  const subject = { kind: input.need.subject.kind, name: input.need.subject.name };
+  const proposals: Proposal[] = [];
+  const reasons: string[] = [];
+  const output = (outcome: WorkerOutput['outcome']): WorkerOutput => ({
+    outcome,
+    proposals,
+    observed: ctx.observed(),
+    observationComplete: !ctx.truncated,
+    usage: null,
+  });
+  try {
+    const needsImpl = has(input.missing, 'implementation_location');
+    const needsFlow = has(input.missing, 'runtime_flow');
+    const needsTests = has(input.missing, 'focused_tests');
+    let primary = needsImpl ? null : coveredPrimary(input);
+    let located: LocateResult | null = null;
+    if (!primary) {
+      await checkpoint(input.signal);
+      input.onProgress?.(`static: locating ${subject.kind} ${subject.name}`);
+      located = locateImplementation(ctx, subject);
+      if (located.kind === 'found') primary = located.payload.locations.find((l) => l.role === 'primary') ?? null;
+    }
+    if (located?.kind === 'ambiguous' && (needsImpl || needsFlow)) return output({ kind: 'ambiguous', candidates: located.candidates });
+    if (needsImpl) {
+      if (located?.kind === 'found') proposals.push({ predicate: 'implementation_location', payload: located.payload });
+      else if (located?.kind === 'unresolved') reasons.push(`implementation_location: ${located.reason}`);
+    }
+    if (needsFlow && Date.now() < input.deadline) {
+      await checkpoint(input.signal);
+      input.onProgress?.('static: tracing runtime flow');
+      const flow = traceFlow(ctx, subject, primary);
+      if (flow.kind === 'found') proposals.push({ predicate: 'runtime_flow', payload: flow.payload });
+      else reasons.push(`runtime_flow: ${flow.reason}`);
+    }
+    if (needsTests && Date.now() < input.deadline) {
+      await checkpoint(input.signal);
+      input.onProgress?.('static: finding focused tests');
+      const tests = findFocusedTests(ctx, subject, primary);
+      if (tests.kind === 'found') proposals.push({ predicate: 'focused_tests', payload: tests.payload });
+      else reasons.push(`focused_tests: ${tests.reason}`);
+    }
+    if (Date.now() >= input.deadline && proposals.length < input.missing.length) reasons.push('deadline reached before every obligation was attempted');
+    if (input.signal.aborted) throw abortError(input.signal);
+    return output(proposals.length > 0 ? { kind: 'proposed' } : { kind: 'unresolved', reason: reasons.join('; ') || 'nothing was missing' });
+  } finally {
+    ctx.dispose();
+  }
+}
+
+export function createStaticWorker(): Worker {
+  return { name: 'static', countsAgainstLimit: false, run };
+}

@@ -95,25 +95,32 @@ function copyWorkTree(top: string, dir: string): { copied: Map<string, CopiedEnt
     }
   }
   // Links last, so no file above was written through one.
-  const realDir = realpathSync.native(dir);
-  for (const { rel, target } of links) {
-    const text = decodeName(target);
-    const joined = text === null || posix.isAbsolute(text) ? null : posix.join(posix.dirname(rel), text);
-    const inside = joined !== null && (joined === '.' || normalizeRelativePath(joined) === joined);
-    const dest = join(dir, rel);
-    if (inside) {
+  const placed: { rel: string; target: Buffer }[] = [];
+  for (const link of links) {
+    const text = decodeName(link.target);
+    const joined = text === null || posix.isAbsolute(text) ? null : posix.join(posix.dirname(link.rel), text);
+    if (joined !== null && (joined === '.' || normalizeRelativePath(joined) === joined)) {
+      const dest = join(dir, link.rel);
       ensureParent(dest);
-      symlinkSync(target, dest);
+      symlinkSync(link.target, dest);
+      placed.push(link);
+    } else {
+      skipped.push({ path: link.rel, reason: 'symlink points outside the repository' });
     }
-    // Textual containment is not enough (`a -> .` then `b -> a/..`); ask the kernel.
-    let real: string | null = null;
+  }
+  // Textual containment is not enough (`a -> .` then `b -> a/..`), and a link
+  // can resolve through one placed after it; ask the kernel once all exist.
+  const realDir = realpathSync.native(dir);
+  for (const { rel, target } of placed) {
+    const dest = join(dir, rel);
+    let real: string;
     try {
-      real = inside ? realpathSync.native(dest) : null;
+      real = realpathSync.native(dest);
     } catch {
-      real = realDir; // dangling inside the checkout: harmless
+      real = realDir; // dangling: removing other links only leaves more dangling
     }
-    if (real === null || !isInside(real, realDir)) {
-      if (inside) unlinkSync(dest);
+    if (!isInside(real, realDir)) {
+      unlinkSync(dest);
       skipped.push({ path: rel, reason: 'symlink points outside the repository' });
       continue;
     }

@@ -92,11 +92,11 @@ describe('projects with their own flag machinery', () => {
 });
 
 describe('bounded ranges', () => {
-  it('clips a definition longer than the location bound to its head, keeping the name inside', () => {
+  it('clips a definition longer than the location bound to its doc comment and signature', () => {
     const body = Array.from({ length: 260 }, (_, i) => `    total += ${i};`).join('\n');
     const ctx = repo({ 'src/big.rs': `/// Sums a lot.\npub fn accumulate(\n    start: u64,\n) -> u64 {\n    let mut total = start;\n${body}\n    total\n}\n` });
     const r = locateImplementation(ctx, { kind: 'symbol', name: 'accumulate' });
-    expect(r.kind === 'found' && r.payload.locations[0]).toMatchObject({ path: 'src/big.rs', start_line: 2, end_line: 4 });
+    expect(r.kind === 'found' && r.payload.locations[0]).toMatchObject({ path: 'src/big.rs', start_line: 1, end_line: 4 });
     if (r.kind === 'found') expect(r.payload.locations[0]!.end_line - r.payload.locations[0]!.start_line).toBeLessThan(EVIDENCE.maxLocationLines);
   });
 });

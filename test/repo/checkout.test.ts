@@ -115,14 +115,18 @@ describe('createCheckout', () => {
     symlinkSync('../outside', join(root, 'escape'));
     symlinkSync('.', join(root, 'self'));
     symlinkSync('self/..', join(root, 'sneaky'));
+    // Checked while `later` does not exist yet, escaping once it does.
+    symlinkSync('later/..', join(root, 'early'));
+    symlinkSync('self', join(root, 'later'));
     commitAll(root);
     const c = createCheckout(root, runsRoot(), 'worker');
     try {
       expect(readlinkSync(join(c.dir, 'inside'))).toBe('a.txt');
       expect(readlinkSync(join(c.dir, 'dir/up'))).toBe('../a.txt');
       expect(readlinkSync(join(c.dir, 'self'))).toBe('.');
-      for (const p of ['absolute', 'escape', 'sneaky']) expect(lstatSync(join(c.dir, p), { throwIfNoEntry: false })).toBeUndefined();
-      expect(c.skipped.map((s) => s.path).sort()).toEqual(['absolute', 'escape', 'sneaky']);
+      for (const p of ['absolute', 'early', 'escape', 'sneaky']) expect(lstatSync(join(c.dir, p), { throwIfNoEntry: false })).toBeUndefined();
+      expect(c.skipped.map((s) => s.path).sort()).toEqual(['absolute', 'early', 'escape', 'sneaky']);
+      expect(readlinkSync(join(c.dir, 'later'))).toBe('self');
       expect(c.skipped.every((s) => s.reason === 'symlink points outside the repository')).toBe(true);
       expect(c.manifest.get('inside')).toBe(blake3('a.txt'));
     } finally {

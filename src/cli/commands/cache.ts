@@ -76,7 +76,7 @@ Lists the ${LIST_LIMIT} most recent certificates: id, predicate, subject, scope 
     }));
     if (values.json) io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else if (rows.length === 0) io.stdout.write('no certified evidence yet\n');
-    else for (const r of rows) io.stdout.write(`${r.certificate_id.slice(0, 19)}  ${r.status.padEnd(11)} ${r.predicate.padEnd(23)} ${r.subject}  (${r.scope}, ${r.issued})\n`);
+    else for (const r of rows) io.stdout.write(`${r.certificate_id}  ${r.status.padEnd(11)} ${r.predicate.padEnd(23)} ${r.subject}  (${r.scope}, ${r.issued})\n`);
     return 0;
   },
 };

@@ -109,13 +109,18 @@ export class Classifier {
         const [t, v] = binding;
         const target = n.childForFieldName(t);
         const value = n.childForFieldName(v);
-        if (target && value) return this.bindingVerdict(n, target, value, prev);
+        if (target && value) return this.bindingVerdict(n, target, value, prev, start);
+        // `show_default: bool | None` in a class body: an annotated attribute without a value.
+        if (target && within(prev, target) && this.family === 'python' && isClassBodyStatement(n)) {
+          const record = enclosingRecordName(this.family, n);
+          return { kind: 'step', role: 'carrier', node: n, symbol: target.text, description: `\`${record ? `${record}.` : ''}${target.text}\` carries the value` };
+        }
       }
       const keyed = this.s.keyed[n.type];
       if (keyed) {
         const key = n.childForFieldName(keyed[0]);
         const value = n.childForFieldName(keyed[1]);
-        if (key && value) return this.keyedVerdict(n, key, value, prev);
+        if (key && value) return this.keyedVerdict(n, key, value, prev, start);
       }
       if (this.s.shorthand.has(n.type)) {
         return this.step('transformation', n, `\`${n.text}\` copied into ${this.ownerLabel(n, n.text)}`);
@@ -255,9 +260,9 @@ export class Classifier {
     return this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`);
   }
 
-  private bindingVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, prev: SyntaxNode): Verdict {
+  private bindingVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, prev: SyntaxNode, origin: SyntaxNode): Verdict {
     const t = snippet(target.text, 60);
-    const v = this.valueText(value, prev);
+    const v = this.valueText(value, origin);
     if (this.family === 'python' && isClassBodyStatement(n)) {
       const record = enclosingRecordName(this.family, n);
       return { kind: 'step', role: 'carrier', node: n, symbol: t, description: `\`${record ? `${record}.` : ''}${t}\` carries the value` };
@@ -280,9 +285,9 @@ export class Classifier {
     return { ...verdict, hop: { name: hopName, scope, origin: n } };
   }
 
-  private keyedVerdict(n: SyntaxNode, key: SyntaxNode, value: SyntaxNode, prev: SyntaxNode): Verdict {
+  private keyedVerdict(n: SyntaxNode, key: SyntaxNode, value: SyntaxNode, prev: SyntaxNode, origin: SyntaxNode): Verdict {
     const k = snippet(key.text, 60);
-    const v = this.valueText(value, prev);
+    const v = this.valueText(value, origin);
     const into = this.ownerLabel(n, k);
     if (this.combines(value)) return this.step('precedence', n, `${into} = \`${v}\` combines sources`);
     if (within(prev, key)) {
@@ -297,9 +302,9 @@ export class Classifier {
   }
 
   /** The value as written when it fits on a line; otherwise the reference to the carrier inside it. */
-  private valueText(value: SyntaxNode, prev: SyntaxNode): string {
+  private valueText(value: SyntaxNode, origin: SyntaxNode): string {
     const oneLine = value.startPosition.row === value.endPosition.row && value.text.length <= 80;
-    return oneLine || !within(prev, value) ? snippet(value.text, 80) : snippet(referenceText(prev), 80);
+    return oneLine || !within(origin, value) ? snippet(value.text, 80) : snippet(referenceText(origin), 80);
   }
 
   /** The part of `value` that holds the occurrence: the expression statement-level checks should look at. */

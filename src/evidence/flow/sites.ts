@@ -9,6 +9,8 @@ import { lineStarts } from './syntax.js';
 export const SOURCE_PATHSPECS = ['*.rs', '*.ts', '*.mts', '*.cts', '*.tsx', '*.js', '*.mjs', '*.cjs', '*.jsx', '*.py', '*.go'];
 
 const VENDORED = /(^|\/)(vendor|node_modules|third_party)\//;
+// Type-level tests (tsd) sit outside the usual test folders.
+const TYPE_TESTS = /\.test-d\.tsx?$/;
 
 export interface Site {
   readonly file: ParsedFile;
@@ -19,7 +21,7 @@ export interface Site {
 }
 
 export function isNonTestSource(path: string): boolean {
-  return languageForPath(path) !== null && !isTestPath(path) && !VENDORED.test(path);
+  return languageForPath(path) !== null && !isTestPath(path) && !VENDORED.test(path) && !TYPE_TESTS.test(path);
 }
 
 /** Occurrences in non-test source, in path/line/column order; `truncated` when the bound cut the search. */

@@ -182,7 +182,8 @@ function objectStrings(obj: SyntaxNode | undefined, key: string): string[] {
 
 /** `.option()` in a chain spans from its `.option` to its closing parenthesis. */
 function chainedSpan(call: SyntaxNode, fn: SyntaxNode): Span {
-  if (fn.type !== 'member_expression' || fn.childForFieldName('object')?.type !== 'call_expression') return statementSpan(call);
+  const object = fn.type === 'member_expression' ? fn.childForFieldName('object')?.type : undefined;
+  if (object !== 'call_expression' && object !== 'new_expression') return statementSpan(call);
   return spanOf(fn.childForFieldName('property')!, call);
 }
 

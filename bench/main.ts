@@ -1,0 +1,65 @@
+// `npm run bench -- <suite> [options]`: runs a benchmark suite, prints a
+// markdown table with the command that produced it, and with --write-readme
+// replaces the suite's marked section of README.md.
+import { existsSync } from 'node:fs';
+import { arch, cpus, platform } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runMcpBench } from './mcp.js';
+import { replaceSection } from './readme.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+
+const USAGE = 'usage: npm run bench -- mcp [--iterations N (100..100000)] [--pings N (10..10000)] [--write-readme]';
+
+function bounded(value: string | undefined, fallback: number, min: number, max: number, flag: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} must be an integer in ${min}..${max}`);
+  return n;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { iterations: { type: 'string' }, pings: { type: 'string' }, 'write-readme': { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const [suite] = parsed.positionals;
+  if (suite !== 'mcp' || parsed.positionals.length !== 1) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const iterations = bounded(parsed.values.iterations, 10_000, 100, 100_000, '--iterations');
+  const pings = bounded(parsed.values.pings, 500, 10, 10_000, '--pings');
+  const cliPath = join(root, 'dist/src/cli/main.js');
+  const echoPath = join(here, 'echo.js');
+  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing; run npm run build`);
+  const table = await runMcpBench({ iterations, pings, cliPath, echoPath });
+  const command = `npm run bench -- mcp --iterations ${iterations} --pings ${pings}`;
+  const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}`;
+  const report = `${table}\n\nCommand: \`${command}\` (${machine}, ${new Date().toISOString().slice(0, 10)})\n`;
+  process.stdout.write(report);
+  if (parsed.values['write-readme']) {
+    replaceSection(join(root, 'README.md'), 'mcp', report);
+    process.stdout.write('README.md updated\n');
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (e: unknown) => {
+    process.stderr.write(`bench: ${(e as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);

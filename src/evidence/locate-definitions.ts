@@ -20,10 +20,18 @@ function moduleSegments(path: string): string[] {
   return path.replace(/\.[^./]+$/, '').split('/');
 }
 
-/** Every qualifier names an enclosing scope, the container or a module path segment. */
-function qualifiersMatch(qualifiers: readonly string[], path: string, d: Definition): boolean {
-  const context = new Set([...moduleSegments(path), ...d.scope, ...(d.container ? [d.container] : [])].map(normalized));
-  return qualifiers.every((q) => context.has(normalized(q)));
+/**
+ * How well `qualifiers` place a definition: 0 when the innermost qualifier is its
+ * type, class or scope (`HiArgs::new`), 1 when the qualifiers are only module path
+ * segments (`config::validate`), null when some qualifier places it elsewhere.
+ * Types compare exactly; path segments loosely (crate dirs use - where code uses _).
+ */
+function placement(qualifiers: readonly string[], path: string, d: Definition): number | null {
+  if (qualifiers.length === 0) return 0;
+  const scopes = new Set([...d.scope, ...(d.container ? [d.container] : [])]);
+  const segments = new Set(moduleSegments(path).map(normalized));
+  if (!qualifiers.every((q) => scopes.has(q) || segments.has(normalized(q)))) return null;
+  return scopes.has(qualifiers[qualifiers.length - 1]!) ? 0 : 1;
 }
 
 interface Found {
@@ -49,12 +57,15 @@ export function locateSymbol(ctx: AnalysisContext, subject: string): LocateResul
   if (!/^[\p{L}_$][\p{L}\p{N}_$]*[!?]?$/u.test(name)) return { kind: 'unresolved', reason: `symbol ${subject} does not end in an identifier` };
   const discovery = discover(ctx, [name], { word: true }, false);
   const all = definitionsNamed(ctx, discovery.files, name);
-  const matching = all.filter((f) => qualifiersMatch(qualifiers, f.path, f.def));
+  const matching = all.flatMap((f) => {
+    const p = placement(qualifiers, f.path, f.def);
+    return p === null ? [] : [{ ...f, placement: p }];
+  });
   if (all.length > 0 && matching.length === 0) {
     const seen = all.slice(0, 4).map(label).join(', ');
     return { kind: 'unresolved', reason: `no definition of ${name} lies in ${qualifiers.join('::')} (definitions: ${seen})` };
   }
-  return settle(ctx, matching.map((f) => toCandidate(f, symbolTier(f.def))), {
+  return settle(ctx, matching.map((f) => toCandidate(f, symbolTier(f.def) * 2 + f.placement)), {
     allowTest: false,
     spellings: mentionSpellings(subject),
     notFound: `no definition of symbol ${subject}`,
@@ -90,7 +101,7 @@ export function locateTest(ctx: AnalysisContext, subject: string): LocateResult 
   const discovery = discover(ctx, [name], { word: identifierLike }, true);
   const files = path ? discovery.files.filter((f) => f === path.replace(/^\.\//, '')) : discovery.files;
   const found = definitionsNamed(ctx, files, name).filter(
-    (f) => (f.def.inTest || isTestPath(f.path)) && qualifiersMatch(qualifiers, f.path, f.def),
+    (f) => (f.def.inTest || isTestPath(f.path)) && placement(qualifiers, f.path, f.def) !== null,
   );
   return settle(ctx, found.map((f) => toCandidate(f, f.def.kind === 'test' ? 0 : 1)), {
     allowTest: true,

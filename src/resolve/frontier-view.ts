@@ -35,8 +35,12 @@ const OPEN = 'NEEDLE_CONTEXT';
 
 /** Untrusted text on one line: no control characters, no block markers. */
 export function defang(text: string): string {
-  return text
-    .replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ')
+  return [...text]
+    .map((ch) => {
+      const code = ch.codePointAt(0)!;
+      return code < 0x20 || code === 0x7f || code === 0x2028 || code === 0x2029 ? ' ' : ch;
+    })
+    .join('')
     .replace(/\[\s*(\/?)\s*NEEDLE_CONTEXT/gi, '(ESCAPED$1NEEDLE_CONTEXT')
     .replace(/NEEDLE_CONTEXT\s*\]/gi, 'NEEDLE_CONTEXT)');
 }

@@ -1,7 +1,7 @@
 // A Needle data directory: one SQLite file plus defaults. Initialization is
 // idempotent and transactional, so a crash half-way leaves either nothing or
 // a complete default profile.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_LOCAL_PROFILE, BUILTIN_PROFILE_ID } from '../core/profile.js';
 import { ROUTE_IDS } from '../core/semantic.js';
@@ -57,8 +57,4 @@ export function initDataDir(dataDir: string): { dataDir: string; created: boolea
   const { db, created } = openDataDir(dataDir);
   db.close();
   return { dataDir, created };
-}
-
-export function dataDirExists(dataDir: string): boolean {
-  return existsSync(dbFileOf(dataDir));
 }

@@ -45,7 +45,3 @@ export function insertSession(db: Db, s: SessionRecord): void {
 export function setSessionProtocol(db: Db, id: string, protocolVersion: string): void {
   db.prepare('UPDATE mcp_sessions SET protocol_version = ? WHERE id = ?').run(protocolVersion, id);
 }
-
-export function countSessions(db: Db): number {
-  return (db.prepare('SELECT count(*) AS n FROM mcp_sessions').get() as { n: number }).n;
-}

@@ -125,7 +125,3 @@ export function listSteps(db: Db, opts: { sessionId?: string; limit?: number } =
     events: (events.all(r.id) as { kind: StepEvent }[]).map((e) => e.kind),
   }));
 }
-
-export function countSteps(db: Db): number {
-  return (db.prepare('SELECT count(*) AS n FROM need_steps').get() as { n: number }).n;
-}

@@ -78,7 +78,15 @@ export function queryRows<T>(dbFile: string, sql: string, ...params: unknown[]):
   }
 }
 
+// JSON-RPC replies are inspected field by field in assertions.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Message = Record<string, any>;
+
+/** An outgoing JSON-RPC request as tests write it. */
+export interface Rpc {
+  readonly id: unknown;
+  readonly [key: string]: unknown;
+}
 
 /** Collects outgoing messages and lets a test await a specific one. */
 export class Outbox {
@@ -159,7 +167,7 @@ export class ServerProcess {
     this.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
   }
 
-  async request(message: { id: unknown } & object): Promise<Message> {
+  async request(message: Rpc): Promise<Message> {
     this.send(message);
     return this.out.reply(message.id);
   }
@@ -186,7 +194,7 @@ export const LOCATE_ARGS = {
   task: 'Find where --dry-run is declared.',
 };
 
-export function callNeed(id: unknown, args: unknown, meta?: object): object {
+export function callNeed(id: unknown, args: unknown, meta?: object): Rpc {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'need_context', arguments: args, ...(meta ? { _meta: meta } : {}) } };
 }
 
@@ -196,7 +204,7 @@ export interface InProcess {
   readonly out: Outbox;
   readonly dbFile: string;
   line(message: unknown): void;
-  request(message: { id: unknown } & object): Promise<Message>;
+  request(message: Rpc): Promise<Message>;
   close(): void;
 }
 

@@ -2,7 +2,7 @@
 // server, are either refused with -32602 (and write nothing) or answered with
 // a schema-valid result (and write exactly one step), and the validator never
 // accepts what the published input schema rejects.
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,7 +94,7 @@ describe('need_context arguments under fuzzing', () => {
     await fc.assert(
       fc.asyncProperty(argumentsArb, async (args) => {
         const before = countRows(p.dbFile, 'need_steps');
-        const reply = await p.request(callNeed(`f${n++}`, args) as { id: string });
+        const reply = await p.request(callNeed(`f${n++}`, args));
         const ok = checkReply(reply, schemas.output, schemas.input, args);
         if (ok) accepted++;
         expect(countRows(p.dbFile, 'need_steps')).toBe(before + (ok ? 1 : 0));
@@ -112,7 +112,7 @@ describe('need_context arguments under fuzzing', () => {
     const samples = fc.sample(argumentsArb, { numRuns: 60, seed: 20_240_101 });
     let accepted = 0;
     for (const [i, args] of samples.entries()) {
-      const reply = await s.request(callNeed(`s${i}`, args) as { id: string });
+      const reply = await s.request(callNeed(`s${i}`, args));
       if (checkReply(reply, schemas.output, schemas.input, args)) accepted++;
     }
     expect((await s.request({ jsonrpc: '2.0', id: 'alive', method: 'ping' })).result).toEqual({});

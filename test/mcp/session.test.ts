@@ -1,13 +1,13 @@
 // The in-process session with injected engines: ledger ordinals, relations
 // and limits, the worker budget, cancellation, runtime failures, progress,
 // result mapping and change-tool routing. Real SQLite and a real git repo.
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { blake3 } from '../../src/core/digest.js';
 import type { CompiledNeed } from '../../src/core/need.js';
 import type { Engine, EngineResult, ResolveOptions } from '../../src/core/resolution.js';
 import type { ChangeTools } from '../../src/mcp/tools/change.js';
-import { callNeed, cleanupAll, inProcess, initialized, LOCATE_ARGS, queryRows, type InProcess } from './fixtures.js';
+import { callNeed, cleanupAll, inProcess, initialized, LOCATE_ARGS, queryRows, type InProcess, type Message } from './fixtures.js';
 
 afterAll(cleanupAll);
 const ajv = new Ajv({ strict: false });
@@ -15,7 +15,7 @@ const ajv = new Ajv({ strict: false });
 const TESTS_ARGS = { ...LOCATE_ARGS, route: 'tests.relevant', task: 'Which test covers --dry-run?' };
 
 async function call(p: InProcess, id: string, args: unknown, meta?: object) {
-  return (await p.request(callNeed(id, args, meta) as { id: string })).result;
+  return (await p.request(callNeed(id, args, meta))).result;
 }
 
 function steps(p: InProcess) {
@@ -206,7 +206,7 @@ describe('results', () => {
     await call(p, 'loud', TESTS_ARGS, { progressToken: 'tok-1' });
     const progress = p.out.messages.filter((m) => m.method === 'notifications/progress');
     expect(progress).toEqual([{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok-1', progress: 1, total: 5, message: 'step 1' } }]);
-    const at = (pred: (m: any) => boolean) => p.out.messages.findIndex(pred);
+    const at = (pred: (m: Message) => boolean) => p.out.messages.findIndex(pred);
     expect(at((m) => m.method === 'notifications/progress')).toBeLessThan(at((m) => m.id === 'loud'));
     p.close();
   });
@@ -254,7 +254,7 @@ describe('change tools', () => {
     const p = inProcess({ profile: withChanges, cacheOnly: false, changeTools: handlers([]) });
     await initialized(p);
     const tools = (await p.request({ jsonrpc: '2.0', id: 'l', method: 'tools/list' })).result.tools;
-    expect(tools.map((t: any) => [t.name, t.annotations.readOnlyHint, t.annotations.destructiveHint])).toEqual([
+    expect(tools.map((t: Message) => [t.name, t.annotations.readOnlyHint, t.annotations.destructiveHint])).toEqual([
       ['need_context', true, false],
       ['prepare_change', false, false],
       ['verify_change', true, false],
@@ -266,7 +266,7 @@ describe('change tools', () => {
     const p = inProcess({ profile: withChanges, cacheOnly: true, changeTools: handlers([]) });
     await initialized(p);
     const tools = (await p.request({ jsonrpc: '2.0', id: 'l', method: 'tools/list' })).result.tools;
-    expect(tools.map((t: any) => t.name)).toEqual(['need_context']);
+    expect(tools.map((t: Message) => t.name)).toEqual(['need_context']);
     p.close();
   });
 

@@ -1,7 +1,7 @@
 // Raw JSON-line probes against the built server process: every framing and
 // lifecycle rule of SPEC §4, byte for byte as a client would send them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callNeed, cleanupAll, LOCATE_ARGS, makeRepo, queryRows, ServerProcess, tempDir } from './fixtures.js';
+import { callNeed, cleanupAll, LOCATE_ARGS, makeRepo, queryRows, ServerProcess, tempDir, type Message } from './fixtures.js';
 import { join } from 'node:path';
 
 let repo: string;
@@ -90,7 +90,7 @@ describe('lifecycle', () => {
     const { s } = server();
     expect((await s.initialize('2024-11-05')).result.protocolVersion).toBe('2024-11-05');
     const list = await s.request({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
-    expect(list.result.tools.map((t: any) => t.name)).toEqual(['need_context']);
+    expect(list.result.tools.map((t: Message) => t.name)).toEqual(['need_context']);
     expect(list.result.tools[0].outputSchema).toBeUndefined();
     const call = await s.request(callNeed('c', LOCATE_ARGS));
     expect(call.result.structuredContent).toBeUndefined();

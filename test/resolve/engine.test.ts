@@ -50,7 +50,7 @@ describe('cache hits', () => {
     const again = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
     expect(again.resolution.kind).toBe('composite_hit');
     expect(again.workerSpawned).toBe(false);
-    expect(again.context).toMatch(/flow \(default\):\n  1 producer +src\/config.ts:6 const dryRun = argv.includes\('--dry-run'\);/);
+    expect(again.context).toMatch(/flow \(default\):\n {2}1 producer {2,}src\/config.ts:6 const dryRun = argv.includes\('--dry-run'\);/);
     expect(again.context).toContain('satisfied: implementation_location, runtime_flow   missing: focused_tests');
   });
 

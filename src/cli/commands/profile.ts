@@ -1,11 +1,10 @@
+import { existsSync } from 'node:fs';
 import { BUILTIN_PROFILE_ID } from '../../core/profile.js';
 import { dbFileOf } from '../../store/datadir.js';
 import { openDb, type Db } from '../../store/db.js';
 import { getActiveProfile, listProfiles } from '../../store/profiles.js';
-import { existsSync } from 'node:fs';
 import { checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
-import { UsageError, type CliIO } from '../command.js';
-import type { CliCommand } from '../command.js';
+import { UsageError, type CliCommand, type CliIO } from '../command.js';
 
 /** Opens an existing data directory for reading; profile commands never create one. */
 function withStore<T>(dataDirFlag: string | undefined, io: CliIO, use: (db: Db) => T): T {

@@ -363,7 +363,10 @@ export class Classifier {
   private producerText(call: SyntaxNode): string {
     const callee = calleeName(call, this.s.calls[call.type]![0]);
     const literal = descendants(call, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
-    return literal ? `\`${snippet(stringContent(literal), 60)}\` declared by \`${callee}\`` : `value read by \`${callee}\``;
+    if (!literal) return `value read by \`${callee}\``;
+    const content = snippet(stringContent(literal), 60);
+    // A dashed name is an option being declared; a bare key is a value being looked up.
+    return content.includes('-') ? `\`${content}\` declared by \`${callee}\`` : `\`${content}\` read by \`${callee}\``;
   }
 }
 
@@ -388,8 +391,13 @@ export function stringContent(n: SyntaxNode): string {
   return n.text.replace(/^[a-zA-Z]*("""|'''|["'`]|r#*")/, '').replace(/("""|'''|["'`]|"#*)$/, '');
 }
 
+/** The callee as written, or `….option` when it is a long builder chain. */
 function calleeName(call: SyntaxNode, field: string): string {
-  return snippet(call.childForFieldName(field)?.text ?? '?', 60);
+  const callee = call.childForFieldName(field);
+  if (!callee) return '?';
+  const last = callee.lastNamedChild;
+  const chained = MEMBER_TYPES.has(callee.type) && (callee.text.includes('\n') || callee.text.length > 60);
+  return chained && last ? `….${last.text}` : snippet(callee.text, 60);
 }
 
 /** The whole member chain around an occurrence: `cfg.dry_run`, not just `dry_run`. */

@@ -5,7 +5,7 @@
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
-import { ancestors, closest, matchesOf, namedChildren, spanOf, startLine, stringValue } from './syntax.js';
+import { ancestors, closest, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
 const DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -92,9 +92,7 @@ function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
   });
 }
 
-function statementSpan(node: SyntaxNode): Span {
-  return spanOf(closest(node, STATEMENTS, BODY_STOP) ?? node);
-}
+const statementSpanOf = (node: SyntaxNode): Span => statementSpan(node, STATEMENTS, BODY_STOP);
 
 /** The identifier a flag's value lands in: `&opts.DryRun` → DryRun, `dryRun := flag.Bool(…)` → dryRun. */
 function carrierOf(call: SyntaxNode, pointerArg: SyntaxNode | null): string | null {
@@ -125,7 +123,7 @@ function flagCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, fileIsTest
     shorts: short ? [short] : [],
     carrier: carrierOf(call, pointer),
     inTest: fileIsTest,
-    ...statementSpan(call),
+    ...statementSpanOf(call),
   };
 }
 
@@ -183,8 +181,8 @@ export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
     const method = fn.type === 'selector_expression' ? fn.childForFieldName('field')?.text ?? '' : '';
     const key = stringValue(namedChildren(args)[0]);
     if (!key) continue;
-    if (/^(os|syscall)\.(Getenv|LookupEnv)$/.test(fn.text)) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpan(call) });
-    else if (KEY_READ.test(method)) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpan(call) });
+    if (/^(os|syscall)\.(Getenv|LookupEnv)$/.test(fn.text)) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
+    else if (KEY_READ.test(method)) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
   }
   for (const m of matchesOf('go', LITERALS, root)) {
     const opt = flagLiteral(m.get('type')!, m.get('body')!, m.get('lit')!, fileIsTest);
@@ -192,7 +190,7 @@ export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
   }
   for (const m of matchesOf('go', INDEXES, root)) {
     const key = stringValue(m.get('key'));
-    if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpan(m.get('index')!) });
+    if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(m.get('index')!) });
   }
   return { definitions: defs, options, configKeys };
 }

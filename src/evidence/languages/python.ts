@@ -3,8 +3,8 @@
 // declarations; dict/environment key reads and settings-class fields.
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
-import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration } from './facts.js';
-import { ancestors, closest, flagNames, matchesOf, namedChildren, spanOf, startLine, stringValue } from './syntax.js';
+import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
+import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
 const DEFINITIONS = `
 (function_definition name: (identifier) @name) @def
@@ -76,9 +76,7 @@ function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
   return out;
 }
 
-function statementSpan(node: SyntaxNode) {
-  return spanOf(closest(node, STATEMENTS, BODY_STOP) ?? node);
-}
+const statementSpanOf = (node: SyntaxNode): Span => statementSpan(node, STATEMENTS, BODY_STOP);
 
 function optionOf(call: SyntaxNode, method: string, args: SyntaxNode, inTest: boolean): OptionDeclaration | null {
   const isArgparse = OPTION_CALLS.has(method);
@@ -93,7 +91,7 @@ function optionOf(call: SyntaxNode, method: string, args: SyntaxNode, inTest: bo
     .map((a) => stringValue(a.childForFieldName('value')))[0];
   const named = isArgparse ? dest : positional.find((s) => !s.startsWith('-'));
   const carrier = named ?? (longs[0] ?? shorts[0]!).replace(/-/g, '_');
-  return { framework: isArgparse ? 'argparse' : 'click', longs, shorts, carrier, inTest, ...statementSpan(call) };
+  return { framework: isArgparse ? 'argparse' : 'click', longs, shorts, carrier, inTest, ...statementSpanOf(call) };
 }
 
 function settingsFields(defs: readonly Definition[], fileIsTest: boolean): ConfigKeyDeclaration[] {
@@ -122,15 +120,15 @@ export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts 
     if (!key) continue;
     const obj = fn.type === 'attribute' ? fn.childForFieldName('object') : null;
     if (method === 'getenv' || (obj && isEnviron(obj) && method === 'get'))
-      configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpan(call) });
+      configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
     else if (obj && KEY_READ_METHODS.has(method))
-      configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpan(call) });
+      configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
   }
   for (const m of matchesOf('python', SUBSCRIPTS, root)) {
     const key = stringValue(m.get('key'));
     if (!key) continue;
     const kind = isEnviron(m.get('obj')!) ? 'env-read' : 'key-read';
-    configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpan(m.get('sub')!) });
+    configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpanOf(m.get('sub')!) });
   }
   return { definitions: defs, options, configKeys };
 }

@@ -3,8 +3,8 @@
 // reads, and in-file test code (#[cfg(test)] modules, #[test] functions).
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
-import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration } from './facts.js';
-import { ancestors, children, closest, literalArgs, matchesOf, namedChildren, spanOf, startLine, stringValue } from './syntax.js';
+import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
+import { ancestors, children, literalArgs, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
 const DEFINITIONS = `
 (function_item name: (identifier) @name) @def
@@ -218,9 +218,7 @@ function macroOption(call: SyntaxNode, tokens: SyntaxNode, fileIsTest: boolean):
   return { framework: 'clap-macro', longs, shorts, carrier: longs[0]!.replace(/-/g, '_'), inTest: inTestCode(call, fileIsTest), ...spanOf(call) };
 }
 
-function statementSpan(node: SyntaxNode) {
-  return spanOf(closest(node, STATEMENTS, BODY_STOP) ?? node);
-}
+const statementSpanOf = (node: SyntaxNode): Span => statementSpan(node, STATEMENTS, BODY_STOP);
 
 function serdeFields(file: ParsedFile, fileIsTest: boolean): ConfigKeyDeclaration[] {
   const out: ConfigKeyDeclaration[] = [];
@@ -261,9 +259,9 @@ export function extractRust(file: ParsedFile, fileIsTest: boolean): FileFacts {
     }
     if (!firstArg) continue;
     const env = /(^|::)env::var(_os)?$/.test(fn.text) || /^(std::)?env::var(_os)?$/.test(fn.text);
-    if (env) configKeys.push({ key: firstArg, kind: 'env-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpan(call) });
+    if (env) configKeys.push({ key: firstArg, kind: 'env-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
     else if (method && KEY_READ_METHODS.has(method))
-      configKeys.push({ key: firstArg, kind: 'key-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpan(call) });
+      configKeys.push({ key: firstArg, kind: 'key-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
   }
   for (const m of matchesOf('rust', MACROS, root)) {
     const call = m.get('call')!;
@@ -274,13 +272,13 @@ export function extractRust(file: ParsedFile, fileIsTest: boolean): FileFacts {
       if (opt) options.push(opt);
     } else if (name === 'env' || name === 'option_env') {
       const key = stringValue(namedChildren(tokens).find((t) => t.type === 'string_literal'));
-      if (key) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpan(call) });
+      if (key) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
     }
   }
   for (const m of matchesOf('rust', INDEXES, root)) {
     const key = stringValue(m.get('key'));
     const index = m.get('index')!;
-    if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: inTestCode(index, fileIsTest), ...statementSpan(index) });
+    if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: inTestCode(index, fileIsTest), ...statementSpanOf(index) });
   }
   return { definitions: definitions(file, fileIsTest), options, configKeys };
 }

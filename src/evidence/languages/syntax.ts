@@ -80,6 +80,18 @@ export function closest(n: SyntaxNode, types: ReadonlySet<string>, stop: Readonl
   return null;
 }
 
+const STATEMENT_MAX_LINES = 5;
+
+/**
+ * The statement around `node` (so a read shows with its assignment), unless that
+ * statement is long — then just `node`, which is what a reader would point at.
+ */
+export function statementSpan(node: SyntaxNode, statements: ReadonlySet<string>, stop: ReadonlySet<string>): Span {
+  const stmt = closest(node, statements, stop);
+  if (stmt && endLine(stmt) - startLine(stmt) < STATEMENT_MAX_LINES) return spanOf(stmt);
+  return spanOf(node);
+}
+
 /** The literal arguments of a call's argument list, in order (non-literals are null). */
 export function literalArgs(args: SyntaxNode | null): (string | null)[] {
   return namedChildren(args)

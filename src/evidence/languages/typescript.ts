@@ -6,7 +6,7 @@
 import type { ParsedFile } from '../context.js';
 import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
 import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
-import { ancestors, closest, flagNames, matchesOf, namedChildren, spanOf, startLine, stringValue } from './syntax.js';
+import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
 const COMMON_DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -162,9 +162,7 @@ function testBlocks(file: ParsedFile, fileIsTest: boolean): Definition[] {
   return out;
 }
 
-function statementSpan(node: SyntaxNode): Span {
-  return spanOf(closest(node, STATEMENTS, BODY_STOP) ?? node);
-}
+const statementSpanOf = (node: SyntaxNode): Span => statementSpan(node, STATEMENTS, BODY_STOP);
 
 const camel = (long: string): string => long.replace(/^no-/, '').replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
@@ -183,7 +181,7 @@ function objectStrings(obj: SyntaxNode | undefined, key: string): string[] {
 /** `.option()` in a chain spans from its `.option` to its closing parenthesis. */
 function chainedSpan(call: SyntaxNode, fn: SyntaxNode): Span {
   const object = fn.type === 'member_expression' ? fn.childForFieldName('object')?.type : undefined;
-  if (object !== 'call_expression' && object !== 'new_expression') return statementSpan(call);
+  if (object !== 'call_expression' && object !== 'new_expression') return statementSpanOf(call);
   return spanOf(fn.childForFieldName('property')!, call);
 }
 
@@ -226,7 +224,7 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
   const options: OptionDeclaration[] = [];
   const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);
   const push = (key: string, kind: ConfigKeyDeclaration['kind'], at: SyntaxNode) =>
-    configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpan(at) });
+    configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpanOf(at) });
 
   for (const m of matchesOf(lang, CALLS, root)) {
     const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];
@@ -240,7 +238,7 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
     if (m.get('ctor')!.text !== 'Option') continue;
     const { longs, shorts } = flagNames([stringValue(namedChildren(m.get('args')!)[0]) ?? '']);
     if (longs.length === 0 && shorts.length === 0) continue;
-    options.push({ framework: 'commander', longs, shorts, carrier: longs[0] ? camel(longs[0]) : null, inTest: fileIsTest, ...statementSpan(m.get('call')!) });
+    options.push({ framework: 'commander', longs, shorts, carrier: longs[0] ? camel(longs[0]) : null, inTest: fileIsTest, ...statementSpanOf(m.get('call')!) });
   }
   for (const m of matchesOf(lang, PAIRS, root)) {
     const keyNode = m.get('key')!;

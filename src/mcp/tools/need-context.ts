@@ -20,8 +20,6 @@ import {
   string,
   tagged,
   type Infer,
-  type ObjectSchema,
-  type Schema,
 } from '../../core/schema.js';
 import { FACETS, PREDICATES, SUBJECT_KINDS, type Capability, type Predicate, type RouteId } from '../../core/semantic.js';
 

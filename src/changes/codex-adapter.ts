@@ -1,0 +1,212 @@
+// The `codex` adapter for the change roles (SPEC §13–§14): one supervised Codex
+// App Server thread in the disposable checkout. The implementer's thread may
+// write the checkout and nothing else; in-checkout edits raise no approval, so
+// the patch is whatever diffCheckout finds afterwards, never a count of
+// approvals. The verifier's thread is read-only and may run only the exact
+// certified test commands. The turn's final message, held to the role's closed
+// schema, plays the part a `command` worker's stdout plays.
+import { randomBytes } from 'node:crypto';
+import type { ChangeRoleConfig } from '../core/profile.js';
+import { WORKER } from '../core/limits.js';
+import type { Schema } from '../core/schema.js';
+import type { Checkout } from '../repo/checkout.js';
+import { priceMicroUsd, type PricingTable, type RunOutcome, type RunsStore } from '../workers/runs-store.js';
+import type { SandboxInfo } from '../workers/sandbox.js';
+import type { TurnResult } from '../workers/codex/app-server.js';
+import { strictJsonSchema } from '../workers/codex/output-contract.js';
+import { CodexSessionError, openCodexSession, type CodexSession } from '../workers/codex/session.js';
+import { bundledCodexPath } from '../workers/codex/worker.js';
+import { lastJsonDocument, type RoleName, type RoleRun } from './command-adapter.js';
+import { implementerReportSchema, verifierVerdictSchema } from './model.js';
+
+export type CodexRoleConfig = Extract<ChangeRoleConfig, { adapter: 'codex' }>;
+
+export interface RoleUsage {
+  /** The worker_runs row holding this run's accounting. */
+  readonly runId: string;
+  readonly model: string;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  readonly priceMicroUsd: number | null;
+}
+
+export type CodexRoleRun = RoleRun & { readonly usage: RoleUsage };
+
+export interface CodexRoleOptions {
+  readonly signal: AbortSignal;
+  readonly sandbox: SandboxInfo;
+  /** Where the model API credential is read from; it never reaches the model's shell. */
+  readonly parentEnv: NodeJS.ProcessEnv;
+  readonly defaultTimeoutMs: number;
+  /** Verifier only: argv of the certified test plans it may run, exactly as written. */
+  readonly certifiedTests: readonly (readonly string[])[];
+  readonly runs: RunsStore;
+  readonly pricing: PricingTable | undefined;
+  readonly clientVersion?: string;
+}
+
+const ROLE = {
+  implementer: {
+    mode: 'workspace-write',
+    route: 'prepare.change',
+    schema: implementerReportSchema as Schema<unknown>,
+    instructions: [
+      'You are the implementer of one bounded change for Needle. Your current directory is a disposable copy of a repository.',
+      'Make the change by editing files in the current directory (apply_patch or shell edits). Only the current directory is writable;',
+      'do not touch .git, do not write outside the allowed paths, do not use the network, and do not run builds, installs or tests.',
+      'Needle takes the change from the files you leave behind, not from your reply.',
+      'Your final message is your report: one JSON object matching the output schema (where the task mentions stdout, it means this final message).',
+    ],
+  },
+  verifier: {
+    mode: 'read-only',
+    route: 'verify.change',
+    schema: verifierVerdictSchema as Schema<unknown>,
+    instructions: [
+      'You are an independent, read-only verifier for Needle. Your current directory holds a repository with a proposed change applied.',
+      'Read files to check every acceptance criterion; do not modify anything and do not use the network.',
+      'Run no command that needs approval except a certified test command listed in the task, exactly as written.',
+      'Your final message is your verdict: one JSON object matching the output schema (where the task mentions stdout, it means this final message).',
+    ],
+  },
+} as const;
+
+/** The outputSchema sent with turn/start: the role's closed schema in strict structured-output form. */
+export function roleOutputSchema(role: RoleName): Record<string, unknown> {
+  return strictJsonSchema(ROLE[role].schema.json);
+}
+
+function certifiedSection(tests: readonly (readonly string[])[]): string {
+  if (tests.length === 0) return '';
+  return ['', '## Certified test commands (you may run these, exactly as written, and nothing else)', ...tests.map((argv) => `- ${argv.join(' ')}`)].join('\n');
+}
+
+function validOutput(role: RoleName, text: string | null): boolean {
+  if (text === null) return false;
+  try {
+    ROLE[role].schema.parse(lastJsonDocument(text), '$');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type Ending = { outcome: RoleRun['outcome']; failure: string | null; runOutcome: RunOutcome; reason: string | null };
+
+function endingOfTurn(role: RoleName, turn: TurnResult): Ending {
+  const detail = turn.error ? `: ${turn.error}` : '';
+  switch (turn.status) {
+    case 'completed': {
+      const valid = validOutput(role, turn.finalText);
+      return { outcome: 'ok', failure: null, runOutcome: valid ? 'proposed' : 'invalid', reason: valid ? null : `the final message does not match the ${role} schema` };
+    }
+    case 'timeout':
+      return { outcome: 'timeout', failure: `codex ${role} turn did not finish before the deadline`, runOutcome: 'timeout', reason: `turn timeout${detail}` };
+    case 'cancelled':
+      return { outcome: 'cancelled', failure: `codex ${role} was cancelled`, runOutcome: 'cancelled', reason: 'cancelled' };
+    default:
+      // Our own words only: the turn error can quote model or API text.
+      return { outcome: 'exit_nonzero', failure: `codex ${role} turn ended ${turn.status}`, runOutcome: 'failed', reason: `turn ${turn.status}${detail}` };
+  }
+}
+
+function endingOfSession(role: RoleName, e: CodexSessionError): Ending {
+  if (e.code === 'cancelled') return { outcome: 'cancelled', failure: `codex ${role} was cancelled`, runOutcome: 'cancelled', reason: e.message };
+  if (e.code === 'timeout') return { outcome: 'timeout', failure: `codex ${role} did not start before the deadline`, runOutcome: 'timeout', reason: e.message };
+  if (e.code === 'unsupported') return { outcome: 'spawn_failed', failure: `codex ${role} is not usable: ${e.message}`, runOutcome: 'unsupported', reason: e.message };
+  return { outcome: 'spawn_failed', failure: `codex ${role} app server failed to start`, runOutcome: 'failed', reason: e.message };
+}
+
+/**
+ * Runs one role turn in `checkout` and records its accounting in the runs
+ * store. Never throws for the worker's failures: they come back as a RoleRun
+ * outcome with a one-line failure of our own.
+ */
+export async function runCodexRole(config: CodexRoleConfig, role: RoleName, checkout: Checkout, prompt: string, opts: CodexRoleOptions): Promise<CodexRoleRun> {
+  const started = Date.now();
+  const deadline = started + (config.timeout_ms ?? opts.defaultTimeoutMs);
+  const runId = `run_${randomBytes(12).toString('hex')}`;
+  const spec = ROLE[role];
+  const exe = config.codex_path ?? bundledCodexPath();
+  let session: CodexSession | null = null;
+  let turn: TurnResult | null = null;
+  let ending: Ending;
+  try {
+    if (!exe) throw new CodexSessionError('unsupported', 'no codex executable: set codex_path in the role profile or install @openai/codex');
+    session = await openCodexSession({
+      config,
+      exe,
+      checkout,
+      mode: spec.mode,
+      sandbox: opts.sandbox,
+      policy: { root: checkout.dir, certifiedTests: role === 'verifier' ? opts.certifiedTests : [] },
+      developerInstructions: spec.instructions.join('\n'),
+      deadline,
+      signal: opts.signal,
+      parentEnv: opts.parentEnv,
+      clientVersion: opts.clientVersion ?? '0.1.0',
+      onProgress: () => {},
+    });
+    turn = await session.server.runTurn({
+      threadId: session.threadId,
+      text: prompt + (role === 'verifier' ? certifiedSection(opts.certifiedTests) : ''),
+      cwd: checkout.dir,
+      outputSchema: roleOutputSchema(role),
+      deadline,
+      signal: opts.signal,
+    });
+    ending = endingOfTurn(role, turn);
+  } catch (e) {
+    if (!(e instanceof CodexSessionError)) throw e;
+    ending = endingOfSession(role, e);
+  } finally {
+    if (session) {
+      if (turn?.status === 'completed') await session.server.close();
+      else await session.server.kill();
+    }
+  }
+  const tokens = session?.server.usage.total() ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+  const price = priceMicroUsd(opts.pricing, config.model, tokens);
+  const durationMs = Date.now() - started;
+  opts.runs.record({
+    runId,
+    worker: 'codex',
+    model: config.model,
+    needId: null,
+    route: spec.route,
+    startedUnixMs: started,
+    durationMs,
+    ...tokens,
+    priceMicroUsd: price,
+    outcome: ending.runOutcome,
+    reason: ending.reason?.slice(0, WORKER.maxDiagnosticBytes) ?? null,
+    proposals: ending.runOutcome === 'proposed' ? 1 : 0,
+    sandboxed: opts.sandbox.active,
+    runDir: checkout.runDir,
+    // The caller disposes the checkout (after diffing it) and records that cleanup with the change.
+    cleanupRemoved: null,
+    cleanupError: null,
+    attempts: turn
+      ? [
+          {
+            kind: 'initial',
+            status: turn.status,
+            outputValid: ending.runOutcome === 'proposed',
+            error: ending.reason,
+            approvalsAccepted: turn.approvals.filter((a) => a.verdict.decision === 'accept').length,
+            approvalsDeclined: turn.approvals.filter((a) => a.verdict.decision === 'decline').length,
+          },
+        ]
+      : [],
+  });
+  return {
+    outcome: ending.outcome,
+    exitCode: null,
+    stdout: turn?.status === 'completed' ? (turn.finalText ?? '') : '',
+    truncated: false,
+    durationMs,
+    failure: ending.failure,
+    usage: { runId, model: config.model, ...tokens, priceMicroUsd: price },
+  };
+}

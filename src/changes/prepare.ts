@@ -7,11 +7,12 @@ import { CHANGE_RUN } from '../core/limits.js';
 import { applyPatchToCheckout, createCheckout, diffCheckout, disposeCheckout, type Checkout, type FileChange } from '../repo/checkout.js';
 import type { SandboxInfo } from '../workers/sandbox.js';
 import { admitPatch } from './admission.js';
-import { lastJsonDocument, runCommandRole, type CommandConfig, type RoleRun } from './command-adapter.js';
+import { lastJsonDocument, type RoleRun } from './command-adapter.js';
 import { EMPTY_CONTEXT, sandboxOf, type ChangeDeps } from './deps.js';
 import { newChangeId, patchId, requestDigest } from './identity.js';
 import { implementerPrompt } from './prompts.js';
 import { normalizeRequest } from './request.js';
+import { configuredRole, runRole, type AdaptedRoleRun } from './roles.js';
 import { appendEvent, insertRequest, markFailed, recordAttempt, savePatch, type StoredPatch } from './store.js';
 import {
   ChangeError,
@@ -24,14 +25,6 @@ import {
   type PrepareChangeArgs,
   type PrepareChangeResult,
 } from './model.js';
-
-/** The configured adapter for a role, or a clear refusal. */
-export function commandRole(config: ChangeRoleConfig | null, role: 'implementer' | 'verifier'): CommandConfig {
-  if (config === null) throw new ChangeError('not_configured', `the role profile has no ${role}`);
-  if (config.adapter !== 'command')
-    throw new ChangeError('adapter_unavailable', `the ${config.adapter} ${role} adapter is not available in this build; use a command ${role}`);
-  return config;
-}
 
 export function toFileChanges(files: readonly PatchFile[]): FileChange[] {
   return files.map((f) => ({ path: f.path, op: f.operation, before: f.before, after: f.after, kind: 'file' as const }));
@@ -82,7 +75,7 @@ function readReport(run: RoleRun, req: ChangeRequest, files: readonly PatchFile[
 export interface RevisionRun {
   readonly deps: ChangeDeps;
   readonly sandbox: SandboxInfo;
-  readonly implementer: CommandConfig;
+  readonly implementer: ChangeRoleConfig;
   readonly checkout: Checkout;
   readonly changeId: string;
   readonly base: Digest;
@@ -103,15 +96,15 @@ export interface RevisionRun {
  */
 export async function implementRevision(o: RevisionRun): Promise<Omit<StoredPatch, 'revision'>> {
   const { deps, checkout } = o;
-  let run: RoleRun | null = null;
+  let run: AdaptedRoleRun | null = null;
   let outcome = 'failed';
   try {
     if (o.previous) await applyPatchToCheckout(checkout, toFileChanges(o.previous.files));
     const prompt = implementerPrompt(o.request, o.context.items, o.findings);
-    run = await runCommandRole(o.implementer, 'implementer', checkout, prompt, {
-      signal: o.signal,
+    run = await runRole(o.implementer, 'implementer', checkout, prompt, {
+      deps,
       sandbox: o.sandbox,
-      parentEnv: deps.env ?? process.env,
+      signal: o.signal,
       defaultTimeoutMs: CHANGE_RUN.defaultImplementerTimeoutMs,
     });
     if (run.outcome !== 'ok') throw new ChangeError(run.outcome === 'cancelled' ? 'cancelled' : `implementer_${run.outcome}`, run.failure!);
@@ -137,7 +130,7 @@ export async function implementRevision(o: RevisionRun): Promise<Omit<StoredPatc
       outcome,
       exitCode: run?.exitCode ?? null,
       durationMs: run?.durationMs ?? 0,
-      usage: null,
+      usage: run?.usage ?? null,
       outputDigest: null,
       cleanup: { removed: cleanup.removed, error: cleanup.error === null ? null : oneLine(cleanup.error) },
     });
@@ -155,7 +148,7 @@ async function loadContext(deps: ChangeDeps, req: ChangeRequest): Promise<Certif
 
 export async function prepareChange(deps: ChangeDeps, args: PrepareChangeArgs, signal: AbortSignal): Promise<PrepareChangeResult> {
   const request = normalizeRequest(args);
-  const implementer = commandRole(deps.profile.implementer, 'implementer');
+  const implementer = configuredRole(deps.profile.implementer, 'implementer');
   const sandbox = sandboxOf(deps);
   const context = await loadContext(deps, request);
   if (signal.aborted) throw new ChangeError('cancelled', 'prepare_change was cancelled before it started');

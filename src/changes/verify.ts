@@ -8,12 +8,13 @@ import { CHANGE_RUN } from '../core/limits.js';
 import type { Digest } from '../core/digest.js';
 import { applyPatchToCheckout, createCheckout, diffCheckout, disposeCheckout, type Checkout } from '../repo/checkout.js';
 import type { SandboxInfo } from '../workers/sandbox.js';
-import { runCommandRole, type CommandConfig, type RoleRun } from './command-adapter.js';
+import type { ChangeRoleConfig } from '../core/profile.js';
 import { sandboxOf, type ChangeDeps } from './deps.js';
 import { parseChangeId, verificationId, verifierDefinition } from './identity.js';
 import { normalizeVerdict, type VerificationFacts } from './normalize.js';
-import { asChangeError, commandRole, implementRevision, toFileChanges } from './prepare.js';
+import { asChangeError, implementRevision, toFileChanges } from './prepare.js';
 import { verifierPrompt } from './prompts.js';
+import { configuredRole, runRole, type AdaptedRoleRun } from './roles.js';
 import { executeTestPlan, notExecuted, selectTestPlans, type TestSelection } from './testplans.js';
 import {
   beginRepair,
@@ -31,7 +32,7 @@ import { ChangeError, oneLine, verifierVerdictSchema, type TestPlanResult, type 
 interface Verifying {
   readonly deps: ChangeDeps;
   readonly sandbox: SandboxInfo;
-  readonly verifier: CommandConfig;
+  readonly verifier: ChangeRoleConfig;
   readonly definition: Digest;
   readonly signal: AbortSignal;
 }
@@ -86,7 +87,7 @@ async function verifyRevision(v: Verifying, change: ChangeRow, patch: StoredPatc
     testResults: [],
     repairAvailable,
   };
-  let run: RoleRun | null = null;
+  let run: AdaptedRoleRun | null = null;
   const checkout = await createCheckout(change.repositoryRoot, v.deps.runsRoot, 'verify');
   try {
     if (checkout.snapshot.sourceDigest !== change.base) {
@@ -99,11 +100,12 @@ async function verifyRevision(v: Verifying, change: ChangeRow, patch: StoredPatc
         new Set(patch.files.map((f) => f.path)),
         v.deps.profile.test_execution === 'trusted',
       );
-      run = await runCommandRole(v.verifier, 'verifier', checkout, verifierPrompt(change.request, patch.files), {
-        signal: v.signal,
+      run = await runRole(v.verifier, 'verifier', checkout, verifierPrompt(change.request, patch.files), {
+        deps: v.deps,
         sandbox: v.sandbox,
-        parentEnv: v.deps.env ?? process.env,
+        signal: v.signal,
         defaultTimeoutMs: CHANGE_RUN.defaultVerifierTimeoutMs,
+        certifiedTests: selection.overCap ? [] : selection.plans.filter((t) => t.available).map((t) => t.plan.argv),
       });
       if (run.outcome === 'cancelled') throw new ChangeError('cancelled', 'verify_change was cancelled');
       // Re-diff against the base: anything beyond the stored patch was the verifier's doing.
@@ -131,7 +133,7 @@ async function verifyRevision(v: Verifying, change: ChangeRow, patch: StoredPatc
       outcome: run?.outcome ?? 'not_started',
       exitCode: run?.exitCode ?? null,
       durationMs: run?.durationMs ?? 0,
-      usage: null,
+      usage: run?.usage ?? null,
       outputDigest: null,
       cleanup: { removed: cleanup.removed, error: cleanup.error === null ? null : oneLine(cleanup.error) },
     });
@@ -186,7 +188,7 @@ function loadVerifiable(deps: ChangeDeps, rawId: string): { change: ChangeRow; p
 
 export async function verifyChange(deps: ChangeDeps, args: VerifyChangeArgs, signal: AbortSignal): Promise<VerifyChangeResult> {
   const { change, patch } = loadVerifiable(deps, args.change_id);
-  const verifier = commandRole(deps.profile.verifier, 'verifier');
+  const verifier = configuredRole(deps.profile.verifier, 'verifier');
   const definition = verifierDefinition(verifier, deps.profile.test_execution, verifierVerdictSchema.json);
   const cached = latestVerification(deps.db, change.changeId, change.latestRevision);
   if (cached && cached.definition === definition && cached.patchId === patch.patchId && (cached.verdict === 'verified' || cached.verdict === 'rejected'))
@@ -215,7 +217,7 @@ async function repairAndReverify(v: Verifying, change: ChangeRow, previous: Stor
     await implementRevision({
       deps: v.deps,
       sandbox: v.sandbox,
-      implementer: commandRole(v.deps.profile.implementer, 'implementer'),
+      implementer: configuredRole(v.deps.profile.implementer, 'implementer'),
       checkout,
       changeId: change.changeId,
       base: change.base,

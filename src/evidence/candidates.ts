@@ -31,7 +31,7 @@ export type LocateResult =
 
 export type Choice =
   | { readonly kind: 'chosen'; readonly best: Candidate; readonly others: readonly Candidate[] }
-  | { readonly kind: 'ambiguous'; readonly candidates: string[] }
+  | { readonly kind: 'ambiguous'; readonly candidates: string[]; readonly tied: readonly Candidate[] }
   | { readonly kind: 'none'; readonly onlyInTests: readonly Candidate[] };
 
 /** Code outside the product proper: a definition there loses to one in the product's sources. */
@@ -66,7 +66,7 @@ export function choose(all: readonly Candidate[], allowTest: boolean): Choice {
   const best = eligible[0];
   if (!best) return { kind: 'none', onlyInTests: unique.filter((c) => c.inTest).sort(compare) };
   const tied = eligible.filter((c) => c.tier === best.tier && pathTier(c.path) === pathTier(best.path));
-  if (tied.length > 1) return { kind: 'ambiguous', candidates: tied.slice(0, STATIC_LOCATE.maxAmbiguousCandidates).map(describe) };
+  if (tied.length > 1) return { kind: 'ambiguous', candidates: tied.slice(0, STATIC_LOCATE.maxAmbiguousCandidates).map(describe), tied };
   return { kind: 'chosen', best, others: eligible.slice(1) };
 }
 
@@ -173,6 +173,23 @@ export function found(primary: Location, supporting: readonly Location[], gaps: 
 }
 
 /**
+ * Tied declarations inside one function (`if … { BoolP("version", "v") } else {
+ * Bool("version") }`) are one declaration site: that function, when it fits the
+ * location bound.
+ */
+function sameFunction(ctx: AnalysisContext, tied: readonly Candidate[]): Candidate | null {
+  const first = tied[0]!;
+  if (tied.some((c) => c.path !== first.path || c.inTest)) return null;
+  const parsed = ctx.parsed(first.path);
+  if (!parsed) return null;
+  const holder = factsOf(parsed)
+    .definitions.filter((d) => (d.kind === 'function' || d.kind === 'method') && tied.every((c) => c.span.startLine >= d.startLine && c.span.endLine <= d.endLine))
+    .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+  if (!holder || holder.endLine - holder.startLine + 1 > EVIDENCE.maxLocationLines) return null;
+  return { ...first, span: { startLine: holder.startLine, endLine: holder.endLine }, symbol: holder.name };
+}
+
+/**
  * Chooses among `candidates` (dropping any whose clipped range does not name the
  * subject, since a validator would reject it) and builds the result.
  */
@@ -192,8 +209,12 @@ export function settle(
     const { start, end } = clip(c.span);
     return mentions(ctx, c.path, start, end, opts.spellings);
   });
-  const choice = choose(named, opts.allowTest);
-  if (choice.kind === 'ambiguous') return choice;
+  let choice = choose(named, opts.allowTest);
+  if (choice.kind === 'ambiguous') {
+    const merged = sameFunction(ctx, choice.tied);
+    if (!merged) return { kind: 'ambiguous', candidates: choice.candidates };
+    choice = { kind: 'chosen', best: merged, others: [] };
+  }
   if (choice.kind === 'none') {
     const inTests = choice.onlyInTests.slice(0, 3).map(describe);
     return { kind: 'unresolved', reason: inTests.length > 0 ? `${opts.notFound} outside test code (seen only in ${inTests.join(', ')})` : opts.notFound };

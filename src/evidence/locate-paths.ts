@@ -9,7 +9,7 @@ import { isTestPath, type AnalysisContext } from './context.js';
 import { candidateFrom, discover, found, settle, type Candidate, type LocateResult } from './candidates.js';
 import { factsOf } from './languages/index.js';
 import { languageForPath } from './parse/treesitter.js';
-import { mentionSpellings } from './names.js';
+import { escapeRegex, mentionSpellings } from './names.js';
 
 const cleanPath = (p: string): string => p.trim().replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
 
@@ -61,6 +61,23 @@ function moduleFiles(files: readonly string[], segs: readonly string[]): { path:
   return out;
 }
 
+const PACKAGE_INDEX = ['__init__.py', 'index.ts', 'index.js', 'index.mjs', 'mod.rs', 'lib.rs'];
+
+/** The line of the parent package's index file that names the module (`from .core import …`). */
+function parentImports(ctx: AnalysisContext, modules: readonly Candidate[], name: string): Candidate[] {
+  const word = new RegExp(`(^|[^\\w])${escapeRegex(name)}([^\\w]|$)`);
+  return modules.flatMap((m) => {
+    const dir = m.path.replace(/\/(__init__\.py|index\.[jt]s|mod\.rs)$/, '').replace(/\/[^/]*$/, '');
+    for (const index of PACKAGE_INDEX.map((f) => `${dir}/${f}`)) {
+      if (index === m.path) continue;
+      const lines = (ctx.read(index) ?? '').split('\n');
+      const at = lines.findIndex((l) => word.test(l));
+      if (at >= 0) return [candidateFrom(index, { startLine: at + 1, endLine: at + 1, inTest: false }, { kind: 'package-import', name, tier: 1, symbol: name, carriers: [] })];
+    }
+    return [];
+  });
+}
+
 export function locateModule(ctx: AnalysisContext, subject: string): LocateResult {
   const segs = cleanPath(subject)
     .replace(SOURCE_EXT, '')
@@ -87,7 +104,8 @@ export function locateModule(ctx: AnalysisContext, subject: string): LocateResul
     const text = (ctx.read(c.path) ?? '').split('\n').slice(0, c.span.endLine).join('\n');
     return spellings.some((s) => text.includes(s));
   });
-  const result = settle(ctx, named.length > 0 ? named : declarations, {
+  const pool = named.length > 0 ? named : declarations.length > 0 ? declarations : parentImports(ctx, fileCandidates, name);
+  const result = settle(ctx, pool, {
     allowTest: false,
     spellings,
     notFound: `no module ${subject}`,

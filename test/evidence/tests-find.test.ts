@@ -67,6 +67,22 @@ describe('focused_tests command per ecosystem', () => {
     expect(dry.location).toMatchObject({ path: 'checks/flags.rs', start_line: 8, end_line: 10 });
   });
 
+  it('finds macro-stamped tests and prefers one that both names and passes the option', () => {
+    const p = plan({
+      'Cargo.toml': '[package]\nname = "rg"\nversion = "0.1.0"\nedition = "2021"\nautotests = false\n\n[[test]]\nname = "integration"\npath = "tests/tests.rs"\n',
+      'src/lib.rs': 'pub fn run(dry_run: bool) -> bool { dry_run }\n',
+      'tests/tests.rs': '#[macro_use]\nmod macros;\nmod feature;\n',
+      'tests/macros.rs': 'macro_rules! rgtest { ($name:ident, $f:expr) => { #[test] fn $name() { ($f)(Vec::<&str>::new()) } } }\n',
+      'tests/feature.rs': [
+        'rgtest!(dry_run_is_a_function_arg, |_args: Vec<&str>| { assert!(rg::run(true)); });',
+        'rgtest!(f12_dry_run_flag, |mut args: Vec<&str>| { args.push("--dry-run"); assert!(!args.is_empty()); });',
+        '',
+      ].join('\n'),
+    });
+    expect(p.argv).toEqual(['cargo', 'test', '--test', 'integration', 'feature::f12_dry_run_flag', '--', '--exact']);
+    expect(p.location).toMatchObject({ path: 'tests/feature.rs', symbol: 'f12_dry_run_flag', start_line: 2, end_line: 2 });
+  });
+
   it('runs from the member crate of a workspace, never workspace-wide', () => {
     const p = plan(CARGO_WORKSPACE);
     expect(p.argv).toEqual(['cargo', 'test', '--lib', 'settings::tests::dry_run_defaults_off', '--', '--exact']);

@@ -157,7 +157,7 @@ class FlowBuilder {
   }
 
   finish(primary: Location | null): RuntimeFlow {
-    let drafts = [...this.drafts.values()];
+    const drafts = [...this.drafts.values()];
     // A parser-filled field is also where the value lives when nothing else declares it.
     if (!drafts.some((d) => d.role === 'carrier')) drafts.push(...this.parsedFields);
     drafts.sort(flowOrder);

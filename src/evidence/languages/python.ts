@@ -63,6 +63,8 @@ function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
     } else if (container) kind = 'field';
     else kind = /^[A-Z][A-Z0-9_]*$/.test(name.text) ? 'const' : 'variable';
     const node = outer(def);
+    // An @overload stub is a signature; the implementation that follows is the definition.
+    const stub = node.type === 'decorated_definition' && namedChildren(node).some((d) => d.type === 'decorator' && /(^|\.)overload$/.test(d.text.slice(1).trim()));
     out.push({
       name: name.text,
       kind,
@@ -70,7 +72,7 @@ function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
       scope: scopeOf(def),
       nameLine: startLine(name),
       inTest: fileIsTest,
-      ...spanOf(node, node, def.childForFieldName('body')),
+      ...spanOf(node, node, stub ? null : def.childForFieldName('body')),
     });
   }
   return out;

@@ -4,7 +4,8 @@
 // Everything it receives and every decision it gets back is appended to a log
 // file as JSON lines, so tests can assert on what Needle really sent.
 import process from 'node:process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
@@ -83,6 +84,19 @@ async function play(turn) {
       };
       const res = await serverRequest('item/commandExecution/requestApproval', params, a.id);
       log({ event: 'decision', command: a.command, response: res });
+    } else if ('write' in step) {
+      // An in-workspace edit, made the way codex makes one: directly, with no approval.
+      const target = resolve(checkout, step.write.path);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, step.write.content);
+      log({ event: 'wrote', path: target });
+    } else if ('fileChange' in step) {
+      // A patch outside the writable roots: codex asks first and writes only when accepted.
+      const target = resolve(checkout, step.fileChange.path);
+      const params = { threadId, turnId, itemId: `patch_${serverId}`, startedAtMs: Date.now(), reason: 'write outside the workspace', grantRoot: dirname(target) };
+      const res = await serverRequest('item/fileChange/requestApproval', params);
+      log({ event: 'decision', fileChange: target, response: res });
+      if (res?.decision === 'accept' || res?.decision === 'acceptForSession') writeFileSync(target, step.fileChange.content ?? '');
     } else if ('spawnSleep' in step) {
       const child = spawn('sleep', [String(step.spawnSleep)], { stdio: 'ignore' });
       children.push(child);

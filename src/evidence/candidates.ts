@@ -101,6 +101,7 @@ export interface SupportingQuery {
   readonly excludePaths?: ReadonlySet<string>;
 }
 
+const COMMENT_LINE = /^\s*(\/\/|\/\*|\*|#(?!\[)|"""|''')/;
 const IMPORT_LINE = /^\s*(use\s|import\s|from\s+\S+\s+import\s|export\s+\{|export\s+\*|pub\s+use\s|package\s|mod\s+\w+;|#include)/;
 
 function priority(text: string, carrier: string, prefer: SupportingQuery['prefer']): number {
@@ -133,7 +134,7 @@ export function supportingLocations(ctx: AnalysisContext, primary: Location, q: 
     .grep(carriers, { word: true, maxMatches: STATIC_LOCATE.maxCandidateMatches })
     .filter((m) => languageForPath(m.path) !== null && !isTestPath(m.path) && !q.excludePaths?.has(m.path))
     .filter((m) => !(m.path === primary.path && m.line >= primary.start_line && m.line <= primary.end_line))
-    .filter((m) => !IMPORT_LINE.test(m.text))
+    .filter((m) => !IMPORT_LINE.test(m.text) && !COMMENT_LINE.test(m.text))
     .map((m) => {
       const carrier = carriers.find((c) => new RegExp(`(^|[^\\w$])${escapeRegex(c)}([^\\w$]|$)`).test(m.text)) ?? carriers[0]!;
       return { ...m, carrier, rank: priority(m.text, carrier, q.prefer) };

@@ -18,6 +18,7 @@ import { storeCertified } from '../store/evidence/certificates.js';
 import { certify, type CertifiedArtifact } from '../validate/certificate.js';
 import { SnapshotReader, type Dependency } from '../validate/snapshot-reader.js';
 import { validateProposal, type ValidatedProposal } from '../validate/validate.js';
+import { priceMicroUsd } from '../workers/runs-store.js';
 
 export interface LadderInput {
   readonly db: Db;
@@ -46,20 +47,16 @@ export interface LadderOutcome {
   readonly skipped: readonly string[];
 }
 
-/** Price of a run from the profile's table; null when any needed price is unknown. */
+/**
+ * Price of a run in USD from the profile's table, by the same rule as the
+ * model-worker run records (a needed rate that is unknown makes the price
+ * unknown, null); a worker without a model, i.e. the static worker, is free.
+ */
 export function priceOf(profile: RoleProfile, worker: Worker, usage: Usage | null): number | null {
   if (!worker.countsAgainstLimit && (usage === null || usage.model === null)) return 0;
   if (usage === null || usage.model === null) return null;
-  const price = profile.pricing?.find((p) => p.model === usage.model);
-  if (!price) return null;
-  const uncached = Math.max(0, usage.inputTokens - usage.cachedInputTokens);
-  const parts: [number, number | null][] = [
-    [uncached, price.input_usd_per_mtok],
-    [usage.cachedInputTokens, price.cached_input_usd_per_mtok ?? price.input_usd_per_mtok],
-    [usage.outputTokens, price.output_usd_per_mtok],
-  ];
-  if (parts.some(([n, p]) => n > 0 && p === null)) return null;
-  return parts.reduce((sum, [n, p]) => sum + (n * (p ?? 0)) / 1_000_000, 0);
+  const micro = priceMicroUsd(profile.pricing, usage.model, usage);
+  return micro === null ? null : micro / 1_000_000;
 }
 
 function currentDigest(root: string, path: string): Digest | null {

@@ -35,13 +35,13 @@ describe('runtime_flow per language', () => {
     expect(summary(flow)).toEqual([
       'producer src/main.rs:8-9 dry_run',
       'carrier src/config.rs:2-2 dry_run',
-      'transformation src/config.rs:10-10 from_args',
-      'precedence src/config.rs:9-9 from_args',
-      'consumer src/deploy.rs:4-7 run',
+      'transformation src/config.rs:10-10 null',
+      'precedence src/config.rs:9-9 null',
+      'consumer src/deploy.rs:4-7 null',
     ]);
     expect(flow.steps[0]!.location.role).toBe('primary');
     expect(flow.steps.slice(1).every((s) => s.location.role === 'supporting')).toBe(true);
-    expect(flow.steps[2]!.description).toBe('`dry_run` copied into `Config.dry_run`');
+    expect(flow.steps[2]!.description).toBe('`dry_run` copied into `Config.dry_run` (in `from_args`)');
     expect(flow.steps[4]!.description).toBe('`cfg.dry_run` decides the `if` in `run`');
     // The comment on line 8 of config.rs and the #[cfg(test)] module of deploy.rs are not flow.
     expect(flow.gaps).toEqual([]);
@@ -53,9 +53,9 @@ describe('runtime_flow per language', () => {
       'producer src/cli.ts:6-6 null',
       'carrier src/config.ts:2-2 dryRun',
       'carrier src/config.ts:5-5 dryRun',
-      'transformation src/config.ts:7-7 loadConfig',
-      'precedence src/config.ts:6-6 loadConfig',
-      'consumer src/deploy.ts:4-6 deploy',
+      'transformation src/config.ts:7-7 null',
+      'precedence src/config.ts:6-6 null',
+      'consumer src/deploy.ts:4-6 null',
     ]);
     expect(flow.steps[0]!.description).toBe('`-n, --dry-run` declared by `program.option`');
     expect(flow.steps[4]!.description).toContain('opts.dryRun ?? process.env.DRY_RUN');
@@ -65,11 +65,11 @@ describe('runtime_flow per language', () => {
   it('follows an argparse option into a dataclass (Python)', () => {
     const flow = found(PY_ARGPARSE);
     expect(summary(flow)).toEqual([
-      'producer shipit/cli.py:10-10 parse_args',
+      'producer shipit/cli.py:10-10 null',
       'carrier shipit/config.py:6-6 dry_run',
-      'transformation shipit/cli.py:17-17 main',
-      'precedence shipit/cli.py:16-16 main',
-      'consumer shipit/deploy.py:2-3 deploy',
+      'transformation shipit/cli.py:17-17 null',
+      'precedence shipit/cli.py:16-16 null',
+      'consumer shipit/deploy.py:2-3 null',
     ]);
     expect(flow.steps[1]!.description).toBe('`Config.dry_run` carries the value');
     expect(flow.gaps).toEqual([]);
@@ -78,13 +78,13 @@ describe('runtime_flow per language', () => {
   it('follows a flag.Bool into a struct overridden by the environment (Go)', () => {
     const flow = found(GO_FLAG);
     expect(summary(flow)).toEqual([
-      'producer main.go:12-12 main',
+      'producer main.go:12-12 null',
       'carrier internal/deploy/deploy.go:4-4 DryRun',
-      'transformation main.go:14-14 main',
-      'precedence main.go:16-16 main',
-      'consumer internal/deploy/deploy.go:8-10 Run',
+      'transformation main.go:14-14 null',
+      'precedence main.go:16-16 null',
+      'consumer internal/deploy/deploy.go:8-10 null',
     ]);
-    expect(flow.steps[3]!.description).toBe('`cfg.DryRun` overridden to `true` when `os.Getenv("SHIPIT_DRY_RUN") == "1"`');
+    expect(flow.steps[3]!.description).toBe('`cfg.DryRun` overridden to `true` when `os.Getenv("SHIPIT_DRY_RUN") == "1"` (in `main`)');
     expect(flow.gaps).toEqual([]);
   });
 });
@@ -121,8 +121,8 @@ describe('runtime_flow completeness', () => {
         '',
       ].join('\n'),
     });
-    expect(summary(flow)).toEqual(['producer tool.py:5-5 main', 'transformation tool.py:7-7 main', 'consumer tool.py:8-9 main']);
-    expect(flow.steps[1]!.description).toBe('`args.dry_run` copied into `simulate`');
+    expect(summary(flow)).toEqual(['producer tool.py:5-5 null', 'transformation tool.py:7-7 null', 'consumer tool.py:8-9 null']);
+    expect(flow.steps[1]!.description).toBe('`args.dry_run` copied into `simulate` (in `main`)');
     expect(flow.steps[2]!.description).toBe('`simulate` decides the `if` in `main`');
     expect(flow.gaps).toEqual(['no carrier of `dry_run` found in non-test source', 'no precedence of `dry_run` found in non-test source']);
   });
@@ -143,7 +143,7 @@ describe('runtime_flow completeness', () => {
         '',
       ].join('\n'),
     });
-    expect(summary(flow)).toEqual(['producer src/main.rs:4-5 dry_run', 'carrier src/main.rs:5-5 dry_run', 'consumer src/main.rs:9-9 main']);
+    expect(summary(flow)).toEqual(['producer src/main.rs:4-5 dry_run', 'carrier src/main.rs:5-5 dry_run', 'consumer src/main.rs:9-9 null']);
     expect(flow.gaps).toEqual(['no transformation of `dry_run` found in non-test source', 'no precedence of `dry_run` found in non-test source']);
   });
 

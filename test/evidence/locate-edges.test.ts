@@ -53,6 +53,54 @@ describe('primary locations stay out of test code', () => {
   });
 });
 
+describe('declarations that are one site', () => {
+  it('answers with the enclosing function when one function declares the option in two branches', () => {
+    const ctx = repo({
+      'command.go': [
+        'package cli',
+        '',
+        'func (c *Command) InitVersionFlag(usage string) {',
+        '\tif c.Flags().ShorthandLookup("v") == nil {',
+        '\t\tc.Flags().BoolP("version", "v", false, usage)',
+        '\t} else {',
+        '\t\tc.Flags().Bool("version", false, usage)',
+        '\t}',
+        '}',
+        '',
+      ].join('\n'),
+    });
+    const r = locateImplementation(ctx, { kind: 'cli_option', name: '--version' });
+    expect(r.kind === 'found' && r.payload.locations[0]).toEqual({ role: 'primary', path: 'command.go', symbol: 'InitVersionFlag', start_line: 3, end_line: 9 });
+  });
+
+  it('prefers a Python implementation over its @overload stubs', () => {
+    const ctx = repo({
+      'pkg/ctx.py': [
+        'import typing',
+        '',
+        'class Context:',
+        '    @typing.overload',
+        '    def invoke(self, cb: int) -> int: ...',
+        '',
+        '    def invoke(self, cb):',
+        '        return cb',
+        '',
+      ].join('\n'),
+    });
+    const r = locateImplementation(ctx, { kind: 'symbol', name: 'Context.invoke' });
+    expect(r.kind === 'found' && r.payload.locations[0]).toMatchObject({ path: 'pkg/ctx.py', start_line: 7, end_line: 8 });
+  });
+
+  it('names a module that never spells itself through its package import', () => {
+    const ctx = repo({ 'src/tool/__init__.py': 'from .core import run as run\n', 'src/tool/core.py': 'def run():\n    return 1\n' });
+    const r = locateImplementation(ctx, { kind: 'module', name: 'tool.core' });
+    expect(r.kind === 'found' && r.payload.locations).toEqual([
+      { role: 'primary', path: 'src/tool/__init__.py', symbol: 'core', start_line: 1, end_line: 1 },
+      { role: 'supporting', path: 'src/tool/core.py', symbol: null, start_line: 1, end_line: 2 },
+    ]);
+  });
+});
+
 describe('projects with their own flag machinery', () => {
   it('points at the flag type whose accessor returns the long name, not at the test that uses it', () => {
     const ctx = repo({

@@ -54,7 +54,30 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
       : `occurrences of \`${spellings.identifiers[0]}\` are only in comments or prose`;
     return { kind: 'unresolved', reason };
   }
-  return { kind: 'found', payload: flow.finish(primary) };
+  return { kind: 'found', payload: anchorSymbols(ctx, flow.finish(primary)) };
+}
+
+/**
+ * A step names a symbol only when it occurs inside the step's own lines, which
+ * is what validators check (SPEC §8); the enclosing function of a one-line
+ * statement usually does not, so such steps carry no symbol.
+ */
+function anchorSymbols(ctx: AnalysisContext, flow: RuntimeFlow): RuntimeFlow {
+  const steps = flow.steps.map((step) => {
+    const { symbol, path, start_line, end_line } = step.location;
+    if (symbol === null) return step;
+    const last = symbol.split(/::|[.#/]/).filter(Boolean).pop() ?? symbol;
+    const lines = (ctx.read(path) ?? '').split('\n').slice(start_line - 1, end_line).join('\n');
+    const word = new RegExp(`(^|[^A-Za-z0-9_])${last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_])`);
+    if (word.test(lines)) return step;
+    const description = step.description.includes(`\`${last}\``) ? step.description : `${step.description} (in \`${last}\`)`;
+    return {
+      ...step,
+      description: Buffer.byteLength(description) <= EVIDENCE.descriptionMaxBytes ? description : step.description,
+      location: { ...step.location, symbol: null },
+    };
+  });
+  return { ...flow, steps };
 }
 
 const classifiers = new WeakMap<Spellings, Map<string, Classifier>>();

@@ -173,6 +173,8 @@ export interface StatsRow {
   readonly resolutions: number;
   readonly hits: number;
   readonly workerRuns: number;
+  /** Input plus output tokens of the runs (cached input included in input). */
+  readonly tokensSpent: number;
   readonly workersAvoided: number;
   readonly tokensAvoided: number;
   /** Null when any avoided run had an unknown price. */
@@ -187,7 +189,7 @@ export function stats(db: Db): StatsRow[] {
     const key = `${route}\0${model}`;
     let row = byKey.get(key);
     if (!row) {
-      row = { route, model, resolutions: 0, hits: 0, workerRuns: 0, workersAvoided: 0, tokensAvoided: 0, costAvoidedUsd: 0, costSpentUsd: 0, unknownAvoided: false, unknownSpent: false };
+      row = { route, model, resolutions: 0, hits: 0, workerRuns: 0, tokensSpent: 0, workersAvoided: 0, tokensAvoided: 0, costAvoidedUsd: 0, costSpentUsd: 0, unknownAvoided: false, unknownSpent: false };
       byKey.set(key, row);
     }
     return row as { -readonly [K in keyof typeof row]: (typeof row)[K] };
@@ -201,12 +203,14 @@ export function stats(db: Db): StatsRow[] {
   }
   for (const r of db
     .prepare(
-      `SELECT route, COALESCE(model, worker) AS model, COUNT(*) AS n, SUM(cost_usd IS NULL) AS unknown, COALESCE(SUM(cost_usd), 0) AS cost
+      `SELECT route, COALESCE(model, worker) AS model, COUNT(*) AS n, SUM(input_tokens + output_tokens) AS tokens,
+         SUM(cost_usd IS NULL) AS unknown, COALESCE(SUM(cost_usd), 0) AS cost
        FROM evidence_worker_runs GROUP BY route, COALESCE(model, worker)`,
     )
-    .all() as { route: string; model: string; n: number; unknown: number; cost: number }[]) {
+    .all() as { route: string; model: string; n: number; tokens: number; unknown: number; cost: number }[]) {
     const row = get(r.route, r.model);
     row.workerRuns = r.n;
+    row.tokensSpent = r.tokens;
     row.costSpentUsd = r.cost;
     row.unknownSpent = r.unknown > 0;
   }

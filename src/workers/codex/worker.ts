@@ -33,6 +33,8 @@ export interface CodexWorkerConfig {
   readonly clientVersion?: string;
   /** Extra read-only paths the sandboxed app server needs (e.g. what a wrapper script at codex_path execs). */
   readonly readablePaths?: readonly string[];
+  /** Environment the provider's API key is read from when a run starts (default process.env); never stored. */
+  readonly parentEnv?: NodeJS.ProcessEnv;
 }
 
 export type CodexWorkerErrorCode = 'unsupported' | 'start_failed' | 'cancelled';
@@ -163,7 +165,8 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
     // The credential reaches the app server only (it calls the model API); the
     // model's shell gets `shellEnv`, which never holds it.
     const keyName = cfg.explorer.provider ? cfg.explorer.provider.env_key : 'OPENAI_API_KEY';
-    if (keyName && process.env[keyName]) extra[keyName] = process.env[keyName]!;
+    const key = keyName ? (cfg.parentEnv ?? process.env)[keyName] : undefined;
+    if (keyName && key) extra[keyName] = key;
     const shellEnv = workerEnv({ home: checkout.home, tmp: checkout.tmp });
     const policy = { root: checkout.dir, certifiedTests: certifiedTests(input) };
 

@@ -1,0 +1,105 @@
+// Generated benchmark repositories: a small TypeScript project whose
+// `--dry-run` option has a declaration, a carrier, a consumer and a vitest
+// test, padded with unrelated modules up to the requested file count. Files
+// are written directly and committed with one `git add` and one commit, so
+// even 50 000 files take seconds rather than minutes.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The evidence-bearing files; everything else in the repository is filler. */
+const PROJECT: Readonly<Record<string, string>> = {
+  'package.json': `${JSON.stringify({ name: 'bench-app', type: 'module', scripts: { test: 'vitest run' }, devDependencies: { vitest: '1.0.0' } }, null, 2)}\n`,
+  'src/settings.ts': [
+    'export interface Settings {',
+    '  dryRun: boolean;',
+    '  target: string;',
+    '}',
+    '',
+    'export function readSettings(argv: string[]): Settings {',
+    "  const dryRun = argv.includes('--dry-run');",
+    "  const target = argv.find((a) => !a.startsWith('--')) ?? 'default';",
+    '  return { dryRun, target };',
+    '}',
+    '',
+  ].join('\n'),
+  'src/publish.ts': [
+    "import { readSettings } from './settings.js';",
+    '',
+    'export function publish(argv: string[]): string {',
+    '  const settings = readSettings(argv);',
+    "  if (settings.dryRun) return `would publish ${settings.target}`;",
+    '  return `published ${settings.target}`;',
+    '}',
+    '',
+  ].join('\n'),
+  'test/publish.test.ts': [
+    "import { describe, expect, it } from 'vitest';",
+    "import { publish } from '../src/publish.js';",
+    '',
+    "describe('publish', () => {",
+    "  it('only reports the target in a dry run', () => {",
+    "    expect(publish(['site', '--dry-run'])).toBe('would publish site');",
+    '  });',
+    '});',
+    '',
+  ].join('\n'),
+};
+
+/** The subject every generated-repository need asks about. */
+export const GENERATED_SUBJECT = { kind: 'cli_option', name: '--dry-run' } as const;
+
+const FILES_PER_DIR = 100;
+
+function fillerModule(i: number): string {
+  return [
+    `// Inventory module ${i}.`,
+    `export interface Item${i} {`,
+    '  id: number;',
+    '  label: string;',
+    '}',
+    '',
+    `export function makeItem${i}(id: number): Item${i} {`,
+    `  return { id, label: \`item-${i}-\${id}\` };`,
+    '}',
+    '',
+    `export function weigh${i}(item: Item${i}): number {`,
+    `  return item.id * ${(i % 13) + 1} + item.label.length;`,
+    '}',
+    '',
+  ].join('\n');
+}
+
+const GIT_ENV = { GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost' };
+
+function git(root: string, args: string[]): void {
+  execFileSync('git', args, { cwd: root, env: { ...process.env, ...GIT_ENV }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+}
+
+export interface GeneratedRepository {
+  readonly root: string;
+  readonly files: number;
+  /** Wall time to write, stage and commit every file. */
+  readonly seconds: number;
+}
+
+/** Creates a committed repository of exactly `files` tracked files at `root`. */
+export function generateRepository(root: string, files: number): GeneratedRepository {
+  const project = Object.entries(PROJECT);
+  if (files < project.length) throw new Error(`a generated repository needs at least ${project.length} files`);
+  const started = performance.now();
+  mkdirSync(root, { recursive: true });
+  git(root, ['init', '-q', '-b', 'main']);
+  for (const [path, text] of project) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  for (let i = 0; i < files - project.length; i++) {
+    const dir = join(root, 'src', 'inventory', `part${String(Math.floor(i / FILES_PER_DIR)).padStart(4, '0')}`);
+    if (i % FILES_PER_DIR === 0) mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `item${i}.ts`), fillerModule(i));
+  }
+  git(root, ['add', '-A']);
+  git(root, ['commit', '-q', '--no-gpg-sign', '-m', `benchmark repository of ${files} files`]);
+  return { root, files, seconds: (performance.now() - started) / 1000 };
+}

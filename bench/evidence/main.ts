@@ -1,0 +1,135 @@
+// `node dist/bench/evidence/main.js [--quick] [--write-readme]`: the evidence
+// benchmarks of SPEC §16 — warm hits over real stdio next to the echo floor,
+// warm hits on a small and a large generated repository, cold static
+// resolution next to `git grep`, and FrontierView tokens per need. Prints
+// markdown with the command that produced it; --write-readme replaces the
+// README section between <!-- bench:evidence --> and <!-- /bench:evidence -->.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
+import { replaceSection } from '../readme.js';
+import { gitGrepArgv, measureRoutes, timeGitGrep, timeGrammarLoad, type BenchSubject } from './engine.js';
+import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
+import { engineTable, ms, repoLabel, stdioTable, type EngineRow, type StdioRow } from './report.js';
+import { measureStdio } from './stdio.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../../..');
+
+const USAGE = 'usage: node dist/bench/evidence/main.js [--quick] [--write-readme]';
+
+interface Plan {
+  readonly sizes: readonly number[];
+  readonly coldRepeats: number;
+  readonly warmRepeats: number;
+  readonly stdioSamples: number;
+}
+
+const FULL: Plan = { sizes: [1_000, 50_000], coldRepeats: 3, warmRepeats: 50, stdioSamples: 40 };
+const QUICK: Plan = { sizes: [200, 2_000], coldRepeats: 1, warmRepeats: 5, stdioSamples: 8 };
+
+/** The warm-hit need: the route whose repeat the static worker's evidence fully covers. */
+const WARM_ROUTE: RouteId = 'locate.implementation';
+/** A subject of this repository with exactly one definition. */
+const SELF_SUBJECT: BenchSubject = { kind: 'symbol', name: 'renderFrontierView' };
+
+const progress = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
+
+async function stdioRow(repo: GeneratedRepository, scratch: string, plan: Plan): Promise<StdioRow> {
+  const need = `${WARM_ROUTE} ${GENERATED_SUBJECT.kind}:${GENERATED_SUBJECT.name}`;
+  try {
+    const result = await measureStdio({
+      cliPath: join(root, 'dist/src/cli/main.js'),
+      echoPath: join(root, 'dist/bench/echo.js'),
+      root: repo.root,
+      dataDir: mkdtempSync(join(scratch, 'stdio-data-')),
+      route: WARM_ROUTE,
+      subject: GENERATED_SUBJECT,
+      samples: plan.stdioSamples,
+    });
+    return { repository: repoLabel(repo), need, result };
+  } catch (e) {
+    return { repository: repoLabel(repo), need, result: { error: (e as Error).message.split('\n', 1)[0]! } };
+  }
+}
+
+async function engineRow(label: string, repoRoot: string, subject: BenchSubject, scratch: string, plan: Plan): Promise<EngineRow> {
+  const routes = await measureRoutes({ root: repoRoot, subject, routes: ROUTE_IDS, scratch, coldRepeats: plan.coldRepeats, warmRepeats: plan.warmRepeats });
+  return { repository: label, grep: timeGitGrep(repoRoot, subject.name, Math.max(plan.coldRepeats, 3)).summary, routes };
+}
+
+/** Replaces the README section, appending empty markers at the end first when they are absent. */
+function writeReadme(report: string): void {
+  const file = join(root, 'README.md');
+  const text = readFileSync(file, 'utf8');
+  if (!text.includes('<!-- bench:evidence -->')) writeFileSync(file, `${text.replace(/\n*$/, '\n')}\n<!-- bench:evidence -->\n<!-- /bench:evidence -->\n`);
+  replaceSection(file, 'evidence', report);
+}
+
+async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { quick: { type: 'boolean' }, 'write-readme': { type: 'boolean' } }, strict: true }));
+  } catch {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const plan = values.quick ? QUICK : FULL;
+  for (const built of ['dist/src/cli/main.js', 'dist/bench/echo.js']) {
+    if (!existsSync(join(root, built))) throw new Error(`${built} is missing; run npx tsc -p tsconfig.json`);
+  }
+  const scratch = mkdtempSync(join(tmpdir(), 'needle-bench-evidence-'));
+  try {
+    const grammarMs = await timeGrammarLoad();
+    const repos: GeneratedRepository[] = [];
+    const stdio: StdioRow[] = [];
+    const engine: EngineRow[] = [];
+    for (const size of plan.sizes) {
+      progress(`generating a repository of ${size} files`);
+      const repo = generateRepository(join(scratch, `repo-${size}`), size);
+      repos.push(repo);
+      progress(`in-process resolutions on ${size} files`);
+      engine.push(await engineRow(repoLabel(repo), repo.root, GENERATED_SUBJECT, scratch, plan));
+      progress(`stdio round trips on ${size} files`);
+      stdio.push(await stdioRow(repo, scratch, plan));
+    }
+    progress('in-process resolutions on this repository');
+    engine.push(await engineRow('this repository (worktree)', root, SELF_SUBJECT, scratch, plan));
+
+    const command = `node dist/bench/evidence/main.js${values.quick ? ' --quick' : ''}`;
+    const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}`;
+    const generated = repos.map((r) => `${repoLabel(r)} written and committed in ${r.seconds.toFixed(1)} s`).join('; ');
+    const report = [
+      `Generated TypeScript repositories: one \`--dry-run\` option with its carrier, consumer and vitest test, the rest unrelated modules (${generated}).`,
+      '',
+      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile with 8 needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read. The floor is the same request line through a bare echo process in the same run.`,
+      '',
+      stdioTable(stdio),
+      '',
+      `**In process** (\`createEngine\` + static worker): the first resolution on a fresh data directory, \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository, then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / 4 of the first resolution. Loading the tree-sitter grammars (${ms(grammarMs)}, once per process) is not included.`,
+      '',
+      engineTable(engine),
+      '',
+      `Command: \`${command}\` (${machine}, ${new Date().toISOString().slice(0, 10)})`,
+    ].join('\n');
+    process.stdout.write(`${report}\n`);
+    if (values['write-readme']) {
+      writeReadme(report);
+      process.stdout.write('README.md updated\n');
+    }
+    return 0;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (e: unknown) => {
+    process.stderr.write(`bench: ${(e as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);

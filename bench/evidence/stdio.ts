@@ -1,0 +1,127 @@
+// Warm hits over real stdio: `needle mcp serve` spawned as a process on a
+// generated repository, the cache warmed by one need_context, then repeats of
+// the same need timed from request written to response read, on as many
+// fresh connections as the per-connection need limit requires. The same
+// request lines sent through a bare echo process in the same run are the floor.
+import { LEDGER, MCP } from '../../src/core/limits.js';
+import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
+import type { RouteId } from '../../src/core/semantic.js';
+import { openDataDir } from '../../src/store/datadir.js';
+import { activateProfile, createProfileRevision } from '../../src/store/profiles.js';
+import { summarize, type Summary } from '../stats.js';
+import type { BenchSubject } from './engine.js';
+import { LineChannel, type JsonRpcRequest } from './line-channel.js';
+
+/** The role profile the benchmark serves with: the built-in one, with the largest need limit. */
+export const BENCH_PROFILE_ID = 'bench';
+
+export interface StdioBenchOptions {
+  readonly cliPath: string;
+  readonly echoPath: string;
+  readonly root: string;
+  readonly dataDir: string;
+  readonly route: RouteId;
+  readonly subject: BenchSubject;
+  readonly samples: number;
+}
+
+export interface StdioMeasurement {
+  /** The warming call: first resolution over stdio (ms) and what it decided. */
+  readonly firstMs: number;
+  readonly firstStatus: string;
+  /** Zero-worker hits, or why the repeats were not hits. */
+  readonly hits: { readonly summary: Summary; readonly connections: number } | { readonly notHit: string };
+  readonly echo: Summary;
+}
+
+/** Creates the data directory with a `bench` profile allowing LEDGER.maxLimit needs per connection. */
+export function prepareBenchDataDir(dataDir: string): void {
+  const { db } = openDataDir(dataDir);
+  try {
+    const digest = createProfileRevision(db, BENCH_PROFILE_ID, { ...BUILTIN_LOCAL_PROFILE, limits: { max_needs: LEDGER.maxLimit } });
+    activateProfile(db, BENCH_PROFILE_ID, digest);
+  } finally {
+    db.close();
+  }
+}
+
+function needCall(o: StdioBenchOptions, id: number): JsonRpcRequest {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'need_context', arguments: { route: o.route, subject: o.subject, task: `benchmark ${o.route}` } },
+  };
+}
+
+interface NeedOutcome {
+  readonly status: string;
+  readonly kind: string;
+  readonly hit: boolean;
+}
+
+function outcomeOf(reply: Record<string, unknown>): NeedOutcome {
+  if (reply.error) throw new Error(`need_context failed: ${JSON.stringify(reply.error).slice(0, 300)}`);
+  const result = reply.result as { isError?: boolean; content?: { text?: string }[]; structuredContent?: Record<string, unknown> } | undefined;
+  if (!result || result.isError) throw new Error(`need_context tool error: ${result?.content?.[0]?.text ?? 'no result'}`);
+  const s = result.structuredContent ?? {};
+  const resolution = s.resolution as { kind?: string; reason?: string } | undefined;
+  const kind = `${resolution?.kind ?? '?'}${resolution?.reason ? ` (${resolution.reason.slice(0, 120)})` : ''}`;
+  return { status: String(s.status), kind, hit: s.status === 'hit' && s.cache_hit === true && s.worker_spawned === false };
+}
+
+async function openConnection(o: StdioBenchOptions): Promise<LineChannel> {
+  const channel = new LineChannel([o.cliPath, 'mcp', 'serve', '--role-profile', BENCH_PROFILE_ID, '--data-dir', o.dataDir, '--repository', o.root]);
+  const init = await channel.request({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: MCP.latestProtocolVersion, capabilities: {}, clientInfo: { name: 'needle-bench', version: '1' } },
+  });
+  if (init.reply.error) throw new Error(`initialize failed: ${JSON.stringify(init.reply.error)}`);
+  channel.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return channel;
+}
+
+async function echoFloor(o: StdioBenchOptions): Promise<Summary> {
+  const channel = new LineChannel([o.echoPath]);
+  try {
+    const samples: number[] = [];
+    for (let i = 1; i <= o.samples; i++) samples.push((await channel.request(needCall(o, i))).ms);
+    return summarize(samples);
+  } finally {
+    await channel.close();
+  }
+}
+
+export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasurement> {
+  prepareBenchDataDir(o.dataDir);
+  const samples: number[] = [];
+  let first: { ms: number; status: string } | null = null;
+  let notHit: string | null = null;
+  let connections = 0;
+  while (samples.length < o.samples && notHit === null) {
+    const channel = await openConnection(o);
+    connections++;
+    try {
+      for (let id = 1; id <= LEDGER.maxLimit && samples.length < o.samples; id++) {
+        const { reply, ms } = await channel.request(needCall(o, id));
+        const outcome = outcomeOf(reply);
+        if (!first) {
+          first = { ms, status: `${outcome.status}, ${outcome.kind}` };
+          continue;
+        }
+        if (!outcome.hit) {
+          notHit = `the repeat was ${outcome.status}: ${outcome.kind}`;
+          break;
+        }
+        samples.push(ms);
+      }
+    } finally {
+      await channel.close();
+    }
+  }
+  if (!first) throw new Error('no need_context call was made');
+  const hits = notHit === null ? { summary: summarize(samples), connections } : { notHit };
+  return { firstMs: first.ms, firstStatus: first.status, hits, echo: await echoFloor(o) };
+}

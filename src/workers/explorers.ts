@@ -1,0 +1,46 @@
+// The explorer ladder of a role profile as runnable workers (SPEC §7, §13), in
+// the order the profile lists them (`static` first by convention: it is free
+// and deterministic, so model workers only see what it leaves missing).
+// Nothing here holds a credential: a Codex worker reads its provider's key
+// from `env` when a run starts, so a rotated key applies to the next run and
+// no key is ever part of a profile, a row or a worker's configuration.
+import { join } from 'node:path';
+import type { RoleProfile } from '../core/profile.js';
+import type { Worker } from '../core/worker.js';
+import { createStaticWorker } from '../evidence/static-worker.js';
+import type { Db } from '../store/db.js';
+import { createCodexWorker } from './codex/worker.js';
+import { RunsStore } from './runs-store.js';
+import type { SandboxInfo } from './sandbox.js';
+
+export interface ExplorerDeps {
+  /** Needle's data directory; model-worker run directories live in `<dataDir>/runs`. */
+  readonly dataDir: string;
+  /** Where every model-worker run is recorded. */
+  readonly db: Db;
+  readonly sandbox: SandboxInfo;
+  /** Environment the provider key (`provider.env_key`) is read from at run time; default process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Directory under the data dir that holds model workers' disposable checkouts. */
+export function runsRootOf(dataDir: string): string {
+  return join(dataDir, 'runs');
+}
+
+export function buildExplorers(profile: RoleProfile, deps: ExplorerDeps): Worker[] {
+  const runs = new RunsStore(deps.db);
+  return profile.explorer.map((entry) =>
+    entry.adapter === 'static'
+      ? createStaticWorker()
+      : createCodexWorker({
+          explorer: entry,
+          runsRoot: runsRootOf(deps.dataDir),
+          sandbox: deps.sandbox,
+          requireSandbox: profile.require_sandbox,
+          pricing: profile.pricing,
+          runs,
+          parentEnv: deps.env,
+        }),
+  );
+}

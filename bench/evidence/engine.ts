@@ -49,11 +49,23 @@ export interface RouteBenchOptions {
 
 const RESOLVE_OPTIONS = () => ({ cacheOnly: false, modelWorkersLeft: 0, signal: new AbortController().signal });
 
-/** Loads the tree-sitter grammars (once per process) and returns how long it took (ms). */
-export async function timeGrammarLoad(): Promise<number> {
+/**
+ * Loads the tree-sitter grammars (once per process; returns how long it took,
+ * in ms) and runs one untimed resolution, so that the first measured
+ * resolution is not also the process's first (module loading, JIT).
+ */
+export async function warmUpProcess(root: string, subject: BenchSubject, scratch: string): Promise<number> {
   const t0 = performance.now();
   await loadLanguages();
-  return performance.now() - t0;
+  const grammarMs = performance.now() - t0;
+  const { engine, close } = freshEngine(root, scratch);
+  try {
+    const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: 'warm-up' }, repositoryLineage(root));
+    await engine.resolve(need, RESOLVE_OPTIONS());
+  } finally {
+    close();
+  }
+  return grammarMs;
 }
 
 const isWarmHit = (r: EngineResult): boolean => r.cacheHit && !r.workerSpawned && r.satisfied.length > 0;

@@ -55,9 +55,10 @@ function needCall(o: StdioBenchOptions, id: number): JsonRpcRequest {
 }
 
 interface NeedOutcome {
-  readonly status: string;
-  readonly kind: string;
   readonly hit: boolean;
+  /** `status, resolution kind`, e.g. `hit, exact_hit`. */
+  readonly label: string;
+  readonly reason: string | null;
 }
 
 function outcomeOf(reply: Record<string, unknown>): NeedOutcome {
@@ -66,8 +67,11 @@ function outcomeOf(reply: Record<string, unknown>): NeedOutcome {
   if (!result || result.isError) throw new Error(`need_context tool error: ${result?.content?.[0]?.text ?? 'no result'}`);
   const s = result.structuredContent ?? {};
   const resolution = s.resolution as { kind?: string; reason?: string } | undefined;
-  const kind = `${resolution?.kind ?? '?'}${resolution?.reason ? ` (${resolution.reason.slice(0, 120)})` : ''}`;
-  return { status: String(s.status), kind, hit: s.status === 'hit' && s.cache_hit === true && s.worker_spawned === false };
+  return {
+    hit: s.status === 'hit' && s.cache_hit === true && s.worker_spawned === false,
+    label: `${String(s.status)}, ${resolution?.kind ?? 'no resolution'}`,
+    reason: resolution?.reason?.slice(0, 160) ?? null,
+  };
 }
 
 async function openConnection(o: StdioBenchOptions): Promise<LineChannel> {
@@ -108,11 +112,11 @@ export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasureme
         const { reply, ms } = await channel.request(needCall(o, id));
         const outcome = outcomeOf(reply);
         if (!first) {
-          first = { ms, status: `${outcome.status}, ${outcome.kind}` };
+          first = { ms, status: outcome.label };
           continue;
         }
         if (!outcome.hit) {
-          notHit = `the repeat was ${outcome.status}: ${outcome.kind}`;
+          notHit = `the repeat was ${outcome.label}${outcome.reason ? `: ${outcome.reason}` : ''}`;
           break;
         }
         samples.push(ms);

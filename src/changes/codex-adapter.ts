@@ -94,20 +94,20 @@ function validOutput(role: RoleName, text: string | null): boolean {
 
 type Ending = { outcome: RoleRun['outcome']; failure: string | null; runOutcome: RunOutcome; reason: string | null };
 
+// Failures are described in our own words only: a turn error can quote the
+// model API's response body, and a change stores no diagnostic text of the model.
 function endingOfTurn(role: RoleName, turn: TurnResult): Ending {
-  const detail = turn.error ? `: ${turn.error}` : '';
   switch (turn.status) {
     case 'completed': {
       const valid = validOutput(role, turn.finalText);
       return { outcome: 'ok', failure: null, runOutcome: valid ? 'proposed' : 'invalid', reason: valid ? null : `the final message does not match the ${role} schema` };
     }
     case 'timeout':
-      return { outcome: 'timeout', failure: `codex ${role} turn did not finish before the deadline`, runOutcome: 'timeout', reason: `turn timeout${detail}` };
+      return { outcome: 'timeout', failure: `codex ${role} turn did not finish before the deadline`, runOutcome: 'timeout', reason: 'turn deadline passed' };
     case 'cancelled':
       return { outcome: 'cancelled', failure: `codex ${role} was cancelled`, runOutcome: 'cancelled', reason: 'cancelled' };
     default:
-      // Our own words only: the turn error can quote model or API text.
-      return { outcome: 'exit_nonzero', failure: `codex ${role} turn ended ${turn.status}`, runOutcome: 'failed', reason: `turn ${turn.status}${detail}` };
+      return { outcome: 'exit_nonzero', failure: `codex ${role} turn ended ${turn.status}`, runOutcome: 'failed', reason: `turn ended ${turn.status}` };
   }
 }
 

@@ -6,9 +6,9 @@
 // verification, in the same call.
 import { CHANGE_RUN } from '../core/limits.js';
 import type { Digest } from '../core/digest.js';
+import type { ChangeRoleConfig } from '../core/profile.js';
 import { applyPatchToCheckout, createCheckout, diffCheckout, disposeCheckout, type Checkout } from '../repo/checkout.js';
 import type { SandboxInfo } from '../workers/sandbox.js';
-import type { ChangeRoleConfig } from '../core/profile.js';
 import { sandboxOf, type ChangeDeps } from './deps.js';
 import { parseChangeId, verificationId, verifierDefinition } from './identity.js';
 import { normalizeVerdict, type VerificationFacts } from './normalize.js';

@@ -1,14 +1,61 @@
-// Composition point for the resolver a `needle mcp serve` session uses. Until
-// the evidence resolver is wired in here, every session gets the honest
-// bypass: nothing certified exists, so nothing is served as if it were.
+// The composition root of a session: the role profile's explorers become
+// workers, the resolver gets them, and the change tools get the profile's
+// implementer and verifier. Also the startup housekeeping every entry point
+// shares (interrupted applies, orphaned run directories).
+import { join } from 'node:path';
+import type { RoleProfile } from '../core/profile.js';
 import type { Engine } from '../core/resolution.js';
-import { BypassEngine } from '../mcp/bypass-engine.js';
-import type { FrozenSession } from '../mcp/freeze.js';
+import { recoverInterruptedApplies } from '../changes/apply.js';
+import { createChangeTools, type ChangeTools } from '../changes/tools.js';
+import { sweepOrphanRuns } from '../repo/checkout.js';
+import { createEngine } from '../resolve/engine.js';
+import type { Db } from '../store/db.js';
+import { buildExplorers, runsRootOf } from '../workers/explorers.js';
+import { detectSandbox, type SandboxInfo } from '../workers/sandbox.js';
 
-export function createEngine(session: FrozenSession): Engine {
-  return new BypassEngine(
-    session.cacheOnly
-      ? 'cache-only session and no certified evidence covers this need; continue natively'
-      : 'no certified evidence covers this need and no resolver is available in this build; continue natively',
-  );
+export interface SessionParts {
+  readonly db: Db;
+  readonly dataDir: string;
+  readonly repositoryRoot: string;
+  readonly profile: RoleProfile;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+let sandboxInfo: SandboxInfo | null = null;
+function sandbox(): SandboxInfo {
+  sandboxInfo ??= detectSandbox();
+  return sandboxInfo;
+}
+
+export function createSessionEngine(p: SessionParts): Engine {
+  const explorers = buildExplorers(p.profile, { dataDir: p.dataDir, db: p.db, sandbox: sandbox(), env: p.env });
+  return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile });
+}
+
+/** The change tools, or undefined when the profile has no implementer or verifier. */
+export function createSessionChangeTools(p: SessionParts): ChangeTools | undefined {
+  if (p.profile.implementer === null || p.profile.verifier === null) return undefined;
+  return createChangeTools({
+    db: p.db,
+    repoRoot: p.repositoryRoot,
+    runsRoot: join(p.dataDir, 'change-runs'),
+    profile: p.profile,
+    env: p.env,
+    sandbox: sandbox(),
+  });
+}
+
+/** Finishes what a killed process left behind; returns one line per action for stderr. */
+export function startupRecovery(db: Db, dataDir: string, repositoryRoot: string): string[] {
+  const notes: string[] = [];
+  for (const r of recoverInterruptedApplies(db, repositoryRoot)) notes.push(
+      r.status === 'rolled_back'
+        ? `rolled back interrupted apply of ${r.change_id}`
+        : `could not roll back interrupted apply of ${r.change_id}: ${r.problems.join('; ')}`,
+    );
+  for (const root of [runsRootOf(dataDir), join(dataDir, 'change-runs')]) {
+    const { removed } = sweepOrphanRuns(root);
+    if (removed.length > 0) notes.push(`removed ${removed.length} orphaned run director${removed.length === 1 ? 'y' : 'ies'} under ${root}`);
+  }
+  return notes;
 }

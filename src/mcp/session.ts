@@ -3,6 +3,7 @@
 // each admitted step with its events, and routes change tools to their
 // handlers. Invalid input is -32602; runtime failures are one-line tool errors.
 import { ChangeError } from '../changes/model.js';
+import { prepareText, verifyText } from '../changes/tools.js';
 import { blake3 } from '../core/digest.js';
 import { MCP } from '../core/limits.js';
 import { compileNeed, NeedCompileError, type CompiledNeed } from '../core/need.js';
@@ -23,7 +24,6 @@ import {
   parseVerifyChange,
   prepareChangeResultSchema,
   verifyChangeResultSchema,
-  type ChangeToolAnswer,
   type ChangeTools,
 } from './tools/change.js';
 import { parseNeedContext } from './tools/need-context.js';
@@ -249,21 +249,23 @@ export class McpSession implements ToolHost {
   private async changeCall(name: ToolName, args: unknown, ctx: CallContext): Promise<CallOutcome> {
     const tools = this.changeTools!;
     const started = performance.now();
-    const toolCtx = {
-      session: this.frozen,
-      signal: ctx.signal,
-      ...(ctx.progress ? { onProgress: ctx.progress } : {}),
-    };
-    let run: () => Promise<ChangeToolAnswer<object>>;
+    const toolCtx = { signal: ctx.signal };
+    let run: () => Promise<{ structured: object; text: string }>;
     let schema: Schema<object>;
     try {
       if (name === 'prepare_change') {
         const parsed = parsePrepareChange(args);
-        run = () => tools.prepare(parsed, toolCtx);
+        run = async () => {
+          const r = await tools.prepare(parsed, toolCtx);
+          return { structured: r, text: prepareText(r) };
+        };
         schema = prepareChangeResultSchema;
       } else {
         const parsed = parseVerifyChange(args);
-        run = () => tools.verify(parsed, toolCtx);
+        run = async () => {
+          const r = await tools.verify(parsed, toolCtx);
+          return { structured: r, text: verifyText(r) };
+        };
         schema = verifyChangeResultSchema;
       }
     } catch (e) {

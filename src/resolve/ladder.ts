@@ -59,6 +59,17 @@ export function priceOf(profile: RoleProfile, worker: Worker, usage: Usage | nul
   return micro === null ? null : micro / 1_000_000;
 }
 
+/** Usage a worker attached to the error it threw (see CodexWorkerError.usage), if any. */
+function spentBy(e: unknown): Usage | null {
+  if (!(e instanceof Error) || !('usage' in e)) return null;
+  const u = (e as { usage: unknown }).usage;
+  if (typeof u !== 'object' || u === null) return null;
+  const { model, inputTokens, cachedInputTokens, outputTokens } = u as Record<string, unknown>;
+  const counts = [inputTokens, cachedInputTokens, outputTokens];
+  if ((model !== null && typeof model !== 'string') || !counts.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return null;
+  return { model, inputTokens, cachedInputTokens, outputTokens } as Usage;
+}
+
 function currentDigest(root: string, path: string): Digest | null {
   try {
     return blake3(readFileSync(join(root, path)));
@@ -107,31 +118,41 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
     workersRun++;
     if (worker.countsAgainstLimit) modelWorkersStarted++;
     const started = input.now();
-    const output = await worker.run({
-      need,
-      missing,
-      root: input.root,
-      covered: [...covered],
-      deadline: started + EVIDENCE_STORE.workerDeadlineMs,
-      signal: opts.signal,
-      onProgress: opts.onProgress ? (message) => opts.onProgress!({ progress: index, total: input.explorers.length, message }) : undefined,
-    });
-    const runId = recordWorkerRun(
-      db,
-      {
-        needId: need.id,
-        route: need.route,
-        worker: worker.name,
-        model: output.usage?.model ?? null,
-        outcome: output.outcome.kind,
-        inputTokens: output.usage?.inputTokens ?? 0,
-        cachedInputTokens: output.usage?.cachedInputTokens ?? 0,
-        outputTokens: output.usage?.outputTokens ?? 0,
-        costUsd: priceOf(input.profile, worker, output.usage),
-        durationMs: Math.max(0, input.now() - started),
-      },
-      input.now(),
-    );
+    const record = (outcome: string, usage: Usage | null): number =>
+      recordWorkerRun(
+        db,
+        {
+          needId: need.id,
+          route: need.route,
+          worker: worker.name,
+          model: usage?.model ?? null,
+          outcome,
+          inputTokens: usage?.inputTokens ?? 0,
+          cachedInputTokens: usage?.cachedInputTokens ?? 0,
+          outputTokens: usage?.outputTokens ?? 0,
+          costUsd: priceOf(input.profile, worker, usage),
+          durationMs: Math.max(0, input.now() - started),
+        },
+        input.now(),
+      );
+    let output: WorkerOutput;
+    try {
+      output = await worker.run({
+        need,
+        missing,
+        root: input.root,
+        covered: [...covered],
+        deadline: started + EVIDENCE_STORE.workerDeadlineMs,
+        signal: opts.signal,
+        onProgress: opts.onProgress ? (message) => opts.onProgress!({ progress: index, total: input.explorers.length, message }) : undefined,
+      });
+    } catch (e) {
+      // A cancelled or crashed model run still spent tokens; it is accounted when the worker says what it spent.
+      const spent = spentBy(e);
+      if (spent) record(opts.signal.aborted ? 'cancelled' : 'failed', spent);
+      throw e;
+    }
+    const runId = record(output.outcome.kind, output.usage);
     if (output.outcome.kind === 'ambiguous') {
       const candidates = output.outcome.candidates.slice(0, EVIDENCE_STORE.maxAmbiguousCandidates);
       return { workersRun, modelWorkersStarted, issued, ambiguous: candidates, drift, rejections, unresolved, skipped };

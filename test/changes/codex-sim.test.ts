@@ -13,7 +13,8 @@ import { loadChange, loadPatch } from '../../src/changes/store.js';
 import { runCodexRole, roleOutputSchema } from '../../src/changes/codex-adapter.js';
 import { createCheckout, disposeCheckout } from '../../src/repo/checkout.js';
 import { RunsStore } from '../../src/workers/runs-store.js';
-import { fingerprint, readLog, simulator, type SimEvent } from '../workers/fixtures.js';
+import { fingerprint, readLog, simulator, waitForEvent, type SimEvent } from '../workers/fixtures.js';
+import { gone } from '../workers/procs.js';
 import { ARGS, CRITERIA, deps, FIXED_ADD, makeEnv, NO_SANDBOX, script, signal, type Env } from './fixture.js';
 
 let env: Env;
@@ -169,10 +170,30 @@ fs.writeFileSync('src/add.mjs', ${JSON.stringify(FIXED_ADD)} + (prompt.includes(
     const ver = verifierSim(env, 'verifier-unused', verdict('verified'));
     const d = deps(env, codexProfile(codexRole(failing.exe), codexRole(ver.exe)), { sandbox: NO_SANDBOX });
     await expect(prepareChange(d, ARGS, signal())).rejects.toThrow(/codex implementer turn ended failed/);
-    const row = env.db.prepare(`SELECT change_id, state, failure_message FROM change_requests`).get() as { change_id: string; state: string; failure_message: string };
-    expect(row.state).toBe('failed');
-    const stored = JSON.stringify(env.db.prepare(`SELECT * FROM change_events WHERE change_id = ?`).all(row.change_id)) + row.failure_message;
-    expect(stored).not.toContain('MODEL-SECRET-DIAGNOSTIC');
+    const row = env.db.prepare(`SELECT state, failure_rule FROM change_requests`).get() as { state: string; failure_rule: string };
+    expect(row).toEqual({ state: 'failed', failure_rule: 'implementer_exit_nonzero' });
+    expect(new RunsStore(env.db).recent(1)[0]).toMatchObject({ route: 'prepare.change', outcome: 'failed', reason: 'turn ended failed' });
+    // Nowhere in the store: not the change tables, not the run accounting.
+    const tables = (env.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((t) => t.name);
+    for (const t of tables) expect(JSON.stringify(env.db.prepare(`SELECT * FROM "${t}"`).all())).not.toContain('MODEL-SECRET-DIAGNOSTIC');
+    expect(readdirSync(join(env.dataDir, 'runs'))).toEqual([]);
+  });
+
+  it('cancellation mid-turn interrupts the turn, kills the process tree and fails the change', async () => {
+    env = makeEnv();
+    const sim = simulator(join(env.scripts, 'sims'), 'hanging', { turns: [{ steps: [{ write: { path: 'src/add.mjs', content: FIXED_ADD } }, { spawnSleep: 300 }, { hang: true }] }] });
+    const d = deps(env, codexProfile(codexRole(sim.exe), codexRole(sim.exe)), { sandbox: NO_SANDBOX });
+    const ac = new AbortController();
+    const prepared = prepareChange(d, ARGS, ac.signal);
+    const child = await waitForEvent(sim.log, (e) => e.event === 'grandchild');
+    ac.abort();
+    await expect(prepared).rejects.toMatchObject({ rule: 'cancelled' });
+    const log = readLog(sim.log);
+    expect(log.some((e) => e.event === 'request' && e.method === 'turn/interrupt')).toBe(true);
+    expect(await gone(log.find((e) => e.event === 'start')!.pid as number)).toBe(true);
+    expect(await gone(child.pid as number)).toBe(true);
+    expect(new RunsStore(env.db).recent(1)[0]).toMatchObject({ outcome: 'cancelled' });
+    expect(loadChange(env.db, (env.db.prepare(`SELECT change_id FROM change_requests`).get() as { change_id: string }).change_id)!.state).toBe('failed');
     expect(readdirSync(join(env.dataDir, 'runs'))).toEqual([]);
   });
 

@@ -173,7 +173,10 @@ describe('ladder [static, codex] with the simulator', () => {
     expect(afterwards.resolution.kind).toBe('bypass');
     expect(afterwards.satisfied).toEqual([]);
     expect(afterwards.context).not.toContain('src/deploy.ts');
-    expect(new RunsStore(db).recent(1)[0]).toMatchObject({ outcome: 'cancelled', cleanupRemoved: true, inputTokens: 800 });
+    // What the cancelled run spent is still accounted: 800 input × $1 + 40 output × $4 per Mtok.
+    expect(new RunsStore(db).recent(1)[0]).toMatchObject({ outcome: 'cancelled', cleanupRemoved: true, inputTokens: 800, priceMicroUsd: 960 });
+    expect(evidenceRuns(db).at(-1)).toMatchObject({ worker: 'codex', model: 'gpt-sim-mini', outcome: 'cancelled', input_tokens: 800, output_tokens: 40, cost_usd: 0.00096 });
+    expect(stats(db).find((r) => r.route === 'locate.implementation' && r.model === 'gpt-sim-mini')).toMatchObject({ workerRuns: 1, tokensSpent: 840, costSpentUsd: 0.00096 });
   });
 
   it('a timeout likewise leaves no process and serves only what static certified', async () => {

@@ -1,20 +1,18 @@
 // `needle context`: the same resolution as the need_context tool, from the
 // shell. Human output is the FrontierView; --json prints exactly the
 // structuredContent the MCP tool would return.
-import { NEED } from '../../core/limits.js';
+import { LEDGER, NEED } from '../../core/limits.js';
 import { compileNeed, DEFAULT_WORLD, NeedCompileError, type CompiledNeed } from '../../core/need.js';
-import { BUILTIN_PROFILE_ID, type RoleProfile } from '../../core/profile.js';
+import { BUILTIN_PROFILE_ID } from '../../core/profile.js';
 import { UNSAFE_KINDS, type EngineResult } from '../../core/resolution.js';
 import { PREDICATES, ROUTE_IDS, SUBJECT_KINDS, type Capability, type Predicate, type RouteId, type SubjectKind } from '../../core/semantic.js';
-import type { Worker } from '../../core/worker.js';
-import { createStaticWorker } from '../../evidence/static-worker.js';
 import { projectNeedResult } from '../../mcp/result.js';
 import { findRepositoryRoot, repositoryLineage } from '../../repo/snapshot.js';
-import { createEngine } from '../../resolve/engine.js';
 import { openDataDir } from '../../store/datadir.js';
 import { getActiveProfile } from '../../store/profiles.js';
 import { checkProfileId, parseCommandArgs, resolveDataDir, safeEcho, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
+import { createSessionEngine } from '../engine.js';
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got \`${safeEcho(value)}\``);
@@ -38,16 +36,6 @@ function subjectOf(text: string): { kind: SubjectKind; name: string } {
   if (!/\S/.test(name)) throw new UsageError('--subject name must not be blank');
   if (Buffer.byteLength(name) > NEED.subjectNameMaxBytes) throw new UsageError(`--subject name must be at most ${NEED.subjectNameMaxBytes} bytes`);
   return { kind, name };
-}
-
-/** Explorers this command can run from the shell: the embedded static worker. */
-function explorersOf(profile: RoleProfile, warn: (line: string) => void): Worker[] {
-  const out: Worker[] = [];
-  for (const e of profile.explorer) {
-    if (e.adapter === 'static') out.push(createStaticWorker());
-    else warn(`note: the ${e.adapter} explorer runs under \`needle mcp serve\`; \`needle context\` uses the static worker only`);
-  }
-  return out;
 }
 
 function human(need: CompiledNeed, r: EngineResult): string {
@@ -119,7 +107,7 @@ Options:
       if (data.created) io.stderr.write(`initialized ${data.dataDir} with defaults\n`);
       const profile = getActiveProfile(data.db, profileId);
       if (!profile) throw new UsageError(`no role profile ${profileId} (see needle profile list)`);
-      const engine = createEngine({ db: data.db, repoRoot: root, explorers: explorersOf(profile.document, (l) => io.stderr.write(`${l}\n`)), profile: profile.document });
+      const engine = createSessionEngine({ db: data.db, dataDir: data.dataDir, repositoryRoot: root, profile: profile.document, env: io.env });
       const abort = new AbortController();
       const onSigint = () => abort.abort(new Error('cancelled'));
       process.once('SIGINT', onSigint);
@@ -127,7 +115,7 @@ Options:
       try {
         result = await engine.resolve(need, {
           cacheOnly: values['cache-only'] === true,
-          modelWorkersLeft: profile.document.limits?.max_workers ?? 3,
+          modelWorkersLeft: profile.document.limits?.max_workers ?? LEDGER.defaultMaxWorkers,
           signal: abort.signal,
           onProgress: io.interactive ? (p) => io.stderr.write(`… ${p.message}\n`) : undefined,
         });

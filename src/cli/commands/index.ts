@@ -4,3 +4,8 @@ export * from './init.js';
 export * from './mcp-serve.js';
 export * from './doctor.js';
 export * from './profile.js';
+export * from './context.js';
+export * from './cache.js';
+export * from './needs.js';
+export * from './stats.js';
+export * from './change.js';

@@ -6,7 +6,7 @@ import { McpSession } from '../../mcp/session.js';
 import { serveStdio } from '../../mcp/stdio.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
-import { createEngine } from '../engine.js';
+import { createSessionChangeTools, createSessionEngine, startupRecovery } from '../engine.js';
 
 const DEFAULT_MAIN_MODEL = 'unknown';
 
@@ -69,13 +69,16 @@ Options:
           profileId,
           mainModel,
           cacheOnly: values['cache-only'] === true,
-          changeToolsAvailable: false,
+          changeToolsAvailable: true,
         });
       } catch (e) {
         if (e instanceof FreezeError) throw new UsageError(e.message);
         throw e;
       }
-      const session = new McpSession({ frozen, db, engine: createEngine(frozen), log });
+      for (const note of startupRecovery(db, dataDir, frozen.repositoryRoot)) log(note);
+      const parts = { db, dataDir, repositoryRoot: frozen.repositoryRoot, profile: frozen.profile, env: io.env };
+      const changeTools = createSessionChangeTools(parts);
+      const session = new McpSession({ frozen, db, engine: createSessionEngine(parts), log, ...(changeTools ? { changeTools } : {}) });
       await serveStdio(session, { input: io.stdin, output: io.stdout, log });
       return 0;
     } finally {

@@ -59,22 +59,7 @@ export function parseVerifyChange(args: unknown): VerifyChangeArgs {
   return verifyChangeInputSchema.parse(args, 'arguments');
 }
 
-export interface ChangeToolContext {
-  readonly session: FrozenSession;
-  readonly signal: AbortSignal;
-  readonly onProgress?: (p: { progress: number; total?: number; message: string }) => void;
-}
-
-/** A change tool's answer: the structured result and the text shown as content[0]. */
-export interface ChangeToolAnswer<R> {
-  readonly structured: R;
-  readonly text: string;
-}
-
 /** Implemented by the changes area; a session without it has the change tools disabled. */
-export interface ChangeTools {
-  prepare(args: PrepareChangeArgs, ctx: ChangeToolContext): Promise<ChangeToolAnswer<PrepareChangeResult>>;
-  verify(args: VerifyChangeArgs, ctx: ChangeToolContext): Promise<ChangeToolAnswer<VerifyChangeResult>>;
-}
+export type { ChangeTools } from '../../changes/tools.js';
 
 export { prepareChangeResultSchema, verifyChangeResultSchema };

@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { focusedTestsSchema, type Proposal } from '../../core/contracts.js';
 import { WORKER } from '../../core/limits.js';
-import type { ObservedFile, Worker, WorkerInput, WorkerOutput } from '../../core/worker.js';
+import type { ObservedFile, Usage, Worker, WorkerInput, WorkerOutput } from '../../core/worker.js';
 import { createCheckout, disposeCheckout } from '../../repo/checkout.js';
 import { workerEnv } from '../env.js';
 import { priceMicroUsd, type AttemptRecord, type PricingTable, type RunOutcome, type RunsStore } from '../runs-store.js';
@@ -41,6 +41,9 @@ export type CodexWorkerErrorCode = 'unsupported' | 'start_failed' | 'cancelled';
 
 /** Infrastructure failures and cancellation; a bad turn is an `unresolved` outcome instead. */
 export class CodexWorkerError extends Error {
+  /** What the run consumed before it ended this way; null when no app server was started. */
+  usage: Usage | null = null;
+
   constructor(
     readonly code: CodexWorkerErrorCode,
     message: string,
@@ -253,6 +256,8 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
     }
     const cleanup = await disposeCheckout(checkout);
     const usage = server?.usage.total() ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+    // The error is still on its way to the caller: it carries the spend so the ladder can account for it too.
+    if (server && failure instanceof CodexWorkerError) failure.usage = { model, ...usage };
     cfg.runs?.record({
       runId,
       worker: 'codex',

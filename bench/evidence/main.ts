@@ -4,16 +4,16 @@
 // resolution next to `git grep`, and FrontierView tokens per need. Prints
 // markdown with the command that produced it; --write-readme replaces the
 // README section between <!-- bench:evidence --> and <!-- /bench:evidence -->.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { arch, cpus, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
-import { replaceSection } from '../readme.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
 import { engineTable, ms, repoLabel, stdioTable, type EngineRow, type StdioRow } from './report.js';
+import { writeEvidenceSection } from './readme-section.js';
 import { measureStdio } from './stdio.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -59,14 +59,6 @@ async function stdioRow(repo: GeneratedRepository, scratch: string, plan: Plan):
 async function engineRow(label: string, repoRoot: string, subject: BenchSubject, scratch: string, plan: Plan): Promise<EngineRow> {
   const routes = await measureRoutes({ root: repoRoot, subject, routes: ROUTE_IDS, scratch, coldRepeats: plan.coldRepeats, warmRepeats: plan.warmRepeats });
   return { repository: label, grep: timeGitGrep(repoRoot, subject.name, Math.max(plan.coldRepeats, 3)).summary, routes };
-}
-
-/** Replaces the README section, appending empty markers at the end first when they are absent. */
-function writeReadme(report: string): void {
-  const file = join(root, 'README.md');
-  const text = readFileSync(file, 'utf8');
-  if (!text.includes('<!-- bench:evidence -->')) writeFileSync(file, `${text.replace(/\n*$/, '\n')}\n<!-- bench:evidence -->\n<!-- /bench:evidence -->\n`);
-  replaceSection(file, 'evidence', report);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -118,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
     ].join('\n');
     process.stdout.write(`${report}\n`);
     if (values['write-readme']) {
-      writeReadme(report);
+      writeEvidenceSection(join(root, 'README.md'), report);
       process.stdout.write('README.md updated\n');
     }
     return 0;

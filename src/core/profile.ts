@@ -99,3 +99,20 @@ export function looksLikeCredential(value: string): boolean {
   const v = value.toLowerCase();
   return PROFILE.credentialPrefixes.some((p) => v.startsWith(p)) || /^[A-Za-z0-9_-]{40,}$/.test(value);
 }
+
+/**
+ * Throws when any string in a profile document looks like a credential
+ * (an API key pasted into argv or a URL). The message names the field, never
+ * the value, so the secret is not echoed into logs or terminals.
+ */
+export function assertNoCredentials(doc: unknown, path = 'profile'): void {
+  if (typeof doc === 'string') {
+    const parts = doc.split(/[\s=:/?&@]+/);
+    if (parts.some((part) => part.length >= 8 && looksLikeCredential(part)))
+      throw new Error(`${path} looks like it contains a credential; profiles never store secrets (use provider.env_key)`);
+  } else if (Array.isArray(doc)) {
+    doc.forEach((item, i) => assertNoCredentials(item, `${path}[${i}]`));
+  } else if (doc && typeof doc === 'object') {
+    for (const [k, v] of Object.entries(doc)) assertNoCredentials(v, `${path}.${k}`);
+  }
+}

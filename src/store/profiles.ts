@@ -2,7 +2,7 @@
 // revision per profile (SPEC §13). The digest is BLAKE3 of the document's
 // stable JSON, so the same document always has the same revision id.
 import { blake3, type Digest } from '../core/digest.js';
-import { roleProfileSchema, type RoleProfile } from '../core/profile.js';
+import { assertNoCredentials, roleProfileSchema, type RoleProfile } from '../core/profile.js';
 import { stableStringify } from '../core/schema.js';
 import { StoreError, type Db } from './db.js';
 
@@ -40,6 +40,11 @@ function toRevision(row: RevisionRow): ProfileRevision {
 /** Stores a revision (idempotent for an identical document) and returns its digest. */
 export function createProfileRevision(db: Db, id: string, doc: RoleProfile): Digest {
   const document = roleProfileSchema.parse(doc, 'profile');
+  try {
+    assertNoCredentials(document);
+  } catch (e) {
+    throw new StoreError((e as Error).message);
+  }
   const digest = profileDigest(document);
   db.prepare(
     'INSERT OR IGNORE INTO role_profile_revisions (profile_id, digest, document, created_unix_ms) VALUES (?, ?, ?, ?)',
@@ -69,6 +74,17 @@ export function getActiveProfile(db: Db, id: string): ProfileRevision | null {
       `SELECT r.profile_id, r.digest, r.document, r.created_unix_ms
        FROM role_profiles p JOIN role_profile_revisions r ON r.profile_id = p.id AND r.digest = p.active_digest
        WHERE p.id = ?`,
+    )
+    .get(id) as RevisionRow | undefined;
+  return row ? toRevision(row) : null;
+}
+
+/** The most recently created revision of a profile, active or not. */
+export function latestProfileRevision(db: Db, id: string): ProfileRevision | null {
+  const row = db
+    .prepare(
+      `SELECT profile_id, digest, document, created_unix_ms FROM role_profile_revisions
+       WHERE profile_id = ? ORDER BY created_unix_ms DESC, rowid DESC LIMIT 1`,
     )
     .get(id) as RevisionRow | undefined;
   return row ? toRevision(row) : null;

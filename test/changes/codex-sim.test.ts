@@ -197,6 +197,16 @@ fs.writeFileSync('src/add.mjs', ${JSON.stringify(FIXED_ADD)} + (prompt.includes(
     expect(readdirSync(join(env.dataDir, 'runs'))).toEqual([]);
   });
 
+  it('a turn past the profile deadline fails the change as a timeout and leaves nothing running', async () => {
+    env = makeEnv();
+    const sim = simulator(join(env.scripts, 'sims'), 'slow', { turns: [{ ignoreInterrupt: true, steps: [{ hang: true }] }] });
+    const d = deps(env, codexProfile({ ...codexRole(sim.exe), timeout_ms: 1_000 }, codexRole(sim.exe)), { sandbox: NO_SANDBOX });
+    await expect(prepareChange(d, ARGS, signal())).rejects.toMatchObject({ rule: 'implementer_timeout' });
+    expect(await gone(readLog(sim.log).find((e) => e.event === 'start')!.pid as number)).toBe(true);
+    expect(new RunsStore(env.db).recent(1)[0]).toMatchObject({ outcome: 'timeout', route: 'prepare.change' });
+    expect(readdirSync(join(env.dataDir, 'runs'))).toEqual([]);
+  });
+
   it('the verifier may run only the exact certified test commands', async () => {
     env = makeEnv();
     const sim = simulator(join(env.scripts, 'sims'), 'approvals', {

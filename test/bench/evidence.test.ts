@@ -1,0 +1,91 @@
+// Smoke test of the evidence benchmark's parts on a small generated
+// repository: what they report must be real hits, real matches and a real
+// README edit, or the published figures would mean nothing.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measureRoutes, timeGitGrep } from '../../bench/evidence/engine.js';
+import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from '../../bench/evidence/generate.js';
+import { writeEvidenceSection } from '../../bench/evidence/readme-section.js';
+import { measureStdio } from '../../bench/evidence/stdio.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = join(ROOT, 'dist/src/cli/main.js');
+const ECHO = join(ROOT, 'dist/bench/echo.js');
+
+let scratch: string;
+let repo: GeneratedRepository;
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'needle-bench-test-'));
+  repo = generateRepository(join(scratch, 'repo'), 150);
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repo.root, encoding: 'utf8' });
+
+describe('generated benchmark repository', () => {
+  it('has exactly the requested number of committed files and a clean worktree', () => {
+    expect(git('ls-files').split('\n').filter(Boolean)).toHaveLength(150);
+    expect(git('status', '--porcelain')).toBe('');
+    expect(git('log', '--format=%s')).toBe('benchmark repository of 150 files\n');
+  });
+
+  it('gives git grep the subject in its declaration and its test only', () => {
+    const grep = timeGitGrep(repo.root, GENERATED_SUBJECT.name, 2);
+    expect(grep.matches).toBe(2);
+    expect(grep.summary.n).toBe(2);
+  });
+});
+
+describe('in-process measurements', () => {
+  it('times cold resolutions and warm repeats that really are zero-worker hits', async () => {
+    const [locate, tests] = await measureRoutes({
+      root: repo.root,
+      subject: GENERATED_SUBJECT,
+      routes: ['locate.implementation', 'tests.relevant'],
+      scratch,
+      coldRepeats: 2,
+      warmRepeats: 3,
+    });
+    expect(locate).toMatchObject({ route: 'locate.implementation', coldKind: 'miss', satisfied: ['implementation_location'], missing: [] });
+    expect(locate!.cold.n).toBe(2);
+    expect(locate!.warm).toMatchObject({ kind: 'exact_hit', summary: { n: 3 } });
+    expect(tests).toMatchObject({ route: 'tests.relevant', satisfied: ['focused_tests'], warm: { kind: 'exact_hit' } });
+    // The FrontierView is a few pointers, far below the default budget.
+    for (const m of [locate!, tests!]) expect(m.tokens).toBeGreaterThan(20);
+    for (const m of [locate!, tests!]) expect(m.tokens).toBeLessThan(400);
+  });
+});
+
+describe('stdio measurements', () => {
+  it('warms the cache once, then times hits across connections next to the echo floor', async () => {
+    expect(existsSync(CLI), 'run npx tsc -p tsconfig.json first').toBe(true);
+    // 1 warming call + 9 hits: the 8-need limit per connection forces a second connection.
+    const m = await measureStdio({
+      cliPath: CLI,
+      echoPath: ECHO,
+      root: repo.root,
+      dataDir: join(scratch, 'stdio-data'),
+      route: 'locate.implementation',
+      subject: GENERATED_SUBJECT,
+      samples: 9,
+    });
+    expect(m.firstStatus).toBe('generated, miss');
+    expect(m.hits).toMatchObject({ summary: { n: 9 }, connections: 2 });
+    expect(m.echo.n).toBe(9);
+  });
+});
+
+describe('README section', () => {
+  it('appends the markers once, then replaces only the section', () => {
+    const file = join(scratch, 'README.md');
+    writeFileSync(file, '# Project\n\nIntro.\n');
+    writeEvidenceSection(file, '| a |\n|---|\n| 1 |');
+    writeEvidenceSection(file, '| a |\n|---|\n| 2 |');
+    expect(readFileSync(file, 'utf8')).toBe('# Project\n\nIntro.\n\n<!-- bench:evidence -->\n| a |\n|---|\n| 2 |\n<!-- /bench:evidence -->\n');
+  });
+});

@@ -90,6 +90,9 @@ export function generateRepository(root: string, files: number): GeneratedReposi
   const started = performance.now();
   mkdirSync(root, { recursive: true });
   git(root, ['init', '-q', '-b', 'main']);
+  // A commit of thousands of loose objects would start a detached `git gc`
+  // that competes with the measurements and races the scratch cleanup.
+  git(root, ['config', 'gc.auto', '0']);
   for (const [path, text] of project) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);

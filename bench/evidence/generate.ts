@@ -1,6 +1,7 @@
 // Generated benchmark repositories: a small TypeScript project whose
-// `--dry-run` option has a declaration, a carrier, a consumer and a vitest
-// test, padded with unrelated modules up to the requested file count. Files
+// `--dry-run` option is produced from argv, carried in a settings record,
+// overridden by an environment variable, consumed by `publish` and exercised
+// by a vitest test, padded with unrelated modules up to the requested file count. Files
 // are written directly and committed with one `git add` and one commit, so
 // even 50 000 files take seconds rather than minutes.
 import { execFileSync } from 'node:child_process';
@@ -16,8 +17,9 @@ const PROJECT: Readonly<Record<string, string>> = {
     '  target: string;',
     '}',
     '',
-    'export function readSettings(argv: string[]): Settings {',
-    "  const dryRun = argv.includes('--dry-run');",
+    'export function readSettings(argv: string[], env: Record<string, string | undefined> = {}): Settings {',
+    "  let dryRun = argv.includes('--dry-run');",
+    "  if (env.PUBLISH_DRY_RUN === '1') dryRun = true;",
     "  const target = argv.find((a) => !a.startsWith('--')) ?? 'default';",
     '  return { dryRun, target };',
     '}',

@@ -34,22 +34,22 @@ interface Plan {
 const FULL: Plan = { sizes: [{ files: 1_000, coldRepeats: 3 }, { files: 50_000, coldRepeats: 1 }], selfColdRepeats: 3, warmRepeats: 50, stdioSamples: 40 };
 const QUICK: Plan = { sizes: [{ files: 200, coldRepeats: 1 }, { files: 2_000, coldRepeats: 1 }], selfColdRepeats: 1, warmRepeats: 5, stdioSamples: 8 };
 
-/** The warm-hit need: the route whose repeat the static worker's evidence fully covers. */
-const WARM_ROUTE: RouteId = 'locate.implementation';
+/** The stdio need: the transport contract's example route, covering all three predicates. */
+const STDIO_ROUTE: RouteId = 'trace.state-flow';
 /** A subject of this repository with exactly one definition. */
 const SELF_SUBJECT: BenchSubject = { kind: 'symbol', name: 'renderFrontierView' };
 
 const progress = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
 
 async function stdioRow(repo: GeneratedRepository, scratch: string, plan: Plan): Promise<StdioRow> {
-  const need = `${WARM_ROUTE} ${GENERATED_SUBJECT.kind}:${GENERATED_SUBJECT.name}`;
+  const need = `${STDIO_ROUTE} ${GENERATED_SUBJECT.kind}:${GENERATED_SUBJECT.name}`;
   try {
     const result = await measureStdio({
       cliPath: join(root, 'dist/src/cli/main.js'),
       echoPath: join(root, 'dist/bench/echo.js'),
       root: repo.root,
       dataDir: mkdtempSync(join(scratch, 'stdio-data-')),
-      route: WARM_ROUTE,
+      route: STDIO_ROUTE,
       subject: GENERATED_SUBJECT,
       samples: plan.stdioSamples,
     });

@@ -18,8 +18,10 @@ import {
   codexSimulator,
   commandProfile,
   CRITERIA,
+  eventually,
   fingerprint,
   git,
+  hangingImplementerScript,
   implementerScript,
   installProfile,
   makeWorld,
@@ -27,6 +29,7 @@ import {
   ORIGINAL_ADD,
   PATCHED,
   PREPARE_ARGS,
+  processesMentioning,
   PROFILE_ID,
   readText,
   serve,
@@ -252,6 +255,31 @@ describe('change tools over MCP stdio', () => {
     expect(applied.code).toBe(0);
     expect(applied.stdout).toMatch(/Nothing was staged or committed/);
     expectPatched(w);
+  });
+
+  it('cancelling prepare_change kills the implementer process tree, removes its run directory and fails the change', async () => {
+    let implementer = '';
+    const w = newWorld((w) => {
+      implementer = hangingImplementerScript(w);
+      return commandProfile(implementer, verifierScript(w));
+    });
+    const s = await connect(w);
+    const before = worktree(w);
+    const ac = new AbortController();
+    const pending = s.client.callTool({ name: 'prepare_change', arguments: PREPARE_ARGS }, undefined, { signal: ac.signal, timeout: 60_000 });
+    await eventually('the implementer started its child', () => processesMentioning('hanging-implementer-child').length > 0);
+    ac.abort();
+    await expect(pending).rejects.toThrow();
+
+    // Calls are served one at a time, so this answer comes after the cancelled one settled.
+    const [{ change_id: id }] = queryRows<{ change_id: string }>(dbFile(w), 'SELECT change_id FROM change_requests');
+    const after = await call(s, 'verify_change', { change_id: id });
+    expect(after.isError).toBe(true);
+    expect(after.text).toMatch(/failed \(cancelled\) and cannot be verified/);
+    expect(queryRows(dbFile(w), 'SELECT state, failure_rule FROM change_requests')).toEqual([{ state: 'failed', failure_rule: 'cancelled' }]);
+    await eventually('no implementer process is left', () => processesMentioning('hanging-implementer').length === 0, 5_000);
+    expect(runDirs(w)).toEqual([]);
+    expect(worktree(w)).toEqual(before);
   });
 
   it('refuses invalid prepare_change arguments with -32602 before anything is stored or run', async () => {

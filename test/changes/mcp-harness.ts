@@ -140,6 +140,41 @@ console.log(JSON.stringify({ verdict: ok ? 'verified' : 'rejected',
   );
 }
 
+/** An implementer that edits the checkout, starts a child that ignores SIGTERM, and never finishes. */
+export function hangingImplementerScript(w: World): string {
+  return nodeScript(
+    w,
+    'hanging-implementer',
+    `import { spawn } from 'node:child_process';
+fs.writeFileSync('src/add.mjs', ${JSON.stringify(FIXED_ADD)});
+spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", 'hanging-implementer-child'], { stdio: 'ignore' });
+setInterval(() => {}, 1000);`,
+  );
+}
+
+/** Host pids whose command line mentions `marker` (sandboxed processes included). */
+export function processesMentioning(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) pids.push(Number(entry));
+    } catch {
+      // the process exited while we looked
+    }
+  }
+  return pids;
+}
+
+/** Bounded wait for a condition only observable by looking (process tables). */
+export async function eventually(what: string, cond: () => boolean, withinMs = 15_000): Promise<void> {
+  const end = Date.now() + withinMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /**
  * The Codex App Server simulator behind a `codex` executable. Under
  * bubblewrap a codex worker sees only its run directory and the executable's

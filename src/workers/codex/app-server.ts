@@ -189,9 +189,13 @@ export class AppServer {
         this.onProgress(`${verdict.decision === 'accept' ? 'accepted' : 'declined'} command: ${command}`);
         return { decision: verdict.decision };
       }
-      case 'item/fileChange/requestApproval':
+      case 'item/fileChange/requestApproval': {
+        // Edits inside the checkout need no approval, so a request is always for more than that.
+        const root = typeof r.params.grantRoot === 'string' ? ` under ${oneLine(r.params.grantRoot).slice(0, 160)}` : '';
+        this.turn?.approvals.push({ command: `file change${root}`, verdict: { decision: 'decline', reason: 'file changes beyond the checkout are never granted' } });
         this.onProgress('declined a file change');
         return { decision: 'decline' };
+      }
       case 'execCommandApproval':
       case 'applyPatchApproval':
         return { decision: 'denied' };

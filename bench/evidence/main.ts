@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
     const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}`;
     const generated = repos.map((r) => `${repoLabel(r)} written and committed in ${r.seconds.toFixed(1)} s`).join('; ');
     const report = [
-      `Generated TypeScript repositories: one \`--dry-run\` option with its carrier, consumer and vitest test, the rest unrelated modules (${generated}).`,
+      `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules (${generated}).`,
       '',
       `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile with 8 needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read. The floor is the same request line through a bare echo process in the same run.`,
       '',

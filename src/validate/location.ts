@@ -47,10 +47,29 @@ export function subjectTerms(subject: Pick<Subject, 'kind' | 'name'>): string[] 
     case 'test':
       terms.add(lastSegment(subject.name));
       break;
+    case 'behavior':
+      for (const t of behaviorTerms(subject.name)) terms.add(t);
+      break;
     default:
       break;
   }
   return [...terms].filter((t) => t.length > 0);
+}
+
+const STOPWORDS = new Set(['that', 'this', 'with', 'when', 'then', 'than', 'from', 'into', 'does', 'what', 'which', 'where', 'there', 'their', 'have', 'been', 'will', 'should', 'would', 'could', 'about', 'after', 'before', 'while', 'value', 'flag', 'option']);
+
+/**
+ * A behavior is described in prose, which code never spells verbatim; its
+ * primary range must instead mention one of the description's content words
+ * or an identifier spelling of two adjacent ones ("dry run" → dry_run, dryRun).
+ */
+function behaviorTerms(name: string): string[] {
+  const words = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const out: string[] = words
+    .filter((w) => w.length >= 4 && !STOPWORDS.has(w.toLowerCase()))
+    .flatMap((w) => [w, w.toLowerCase(), w[0]!.toUpperCase() + w.slice(1).toLowerCase()]);
+  for (let i = 0; i + 1 < words.length; i++) out.push(...identifierSpellings(`${words[i]} ${words[i + 1]}`));
+  return out;
 }
 
 export function rangeText(file: SnapshotFile, loc: Pick<Location, 'start_line' | 'end_line'>): string {

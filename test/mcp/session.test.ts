@@ -231,17 +231,14 @@ describe('change tools', () => {
       async prepare(args) {
         received.push(args);
         return {
-          text: 'Prepared isolated change chg_0123456789abcdef01234567.',
-          structured: {
-            status: 'prepared',
-            change_id: 'chg_0123456789abcdef01234567',
-            patch_id: blake3('patch'),
-            summary: 'adds --verbose',
-            changed_files: [{ path: 'src/cli/options.ts', operation: 'update' }],
-            acceptance_coverage: [{ criterion: '--verbose prints more', status: 'addressed', evidence: 'options.ts' }],
-            residual_risks: [],
-            verification_status: 'not_requested',
-          },
+          status: 'prepared',
+          change_id: 'chg_0123456789abcdef01234567',
+          patch_id: blake3('patch'),
+          summary: 'adds --verbose',
+          changed_files: [{ path: 'src/cli/options.ts', operation: 'update' }],
+          acceptance_coverage: [{ criterion: '--verbose prints more', status: 'addressed', evidence: 'options.ts' }],
+          residual_risks: [],
+          verification_status: 'not_requested',
         };
       },
       async verify() {

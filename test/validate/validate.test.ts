@@ -62,6 +62,14 @@ describe('location validation', () => {
     expect(check(inTest, 'locate.implementation', { kind: 'test', name: 'skips upload in dry run' }).ok).toBe(true);
   });
 
+  it('accepts a behavior subject only where the code mentions what the description talks about', () => {
+    const subject = { kind: 'behavior' as const, name: 'the upload is skipped in a dry run' };
+    const atBranch = withLocation({ path: 'src/deploy.ts', start_line: 5, end_line: 5, symbol: null });
+    expect(check(atBranch, 'locate.implementation', subject).ok).toBe(true);
+    const elsewhere = withLocation({ path: 'src/unrelated.ts', start_line: 1, end_line: 1, symbol: null });
+    expect(reasons(check(elsewhere, 'locate.implementation', subject))).toMatch(/subject the upload is skipped in a dry run does not occur/);
+  });
+
   it('accepts a file subject only at the file itself', () => {
     const subject = { kind: 'file' as const, name: 'src/deploy.ts' };
     expect(check(withLocation({ path: 'src/deploy.ts', start_line: 1, end_line: 3, symbol: null }), 'locate.implementation', subject).ok).toBe(true);

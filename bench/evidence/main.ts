@@ -5,10 +5,11 @@
 // markdown with the command that produced it; --write-readme replaces the
 // README section between <!-- bench:evidence --> and <!-- /bench:evidence -->.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { arch, cpus, platform, tmpdir } from 'node:os';
+import { arch, cpus, loadavg, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { LEDGER, RESOLVER } from '../../src/core/limits.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
@@ -76,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
   for (const built of ['dist/src/cli/main.js', 'dist/bench/echo.js']) {
     if (!existsSync(join(root, built))) throw new Error(`${built} is missing; run npx tsc -p tsconfig.json`);
   }
+  const loadAtStart = loadavg()[0]!;
   const scratch = mkdtempSync(join(tmpdir(), 'needle-bench-evidence-'));
   try {
     let grammarMs: number | null = null;
@@ -96,16 +98,16 @@ async function main(argv: string[]): Promise<number> {
     engine.push(await engineRow('this repository (worktree)', root, SELF_SUBJECT, scratch, plan.selfColdRepeats, plan));
 
     const command = `node dist/bench/evidence/main.js${values.quick ? ' --quick' : ''}`;
-    const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}`;
+    const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, 1-minute load average ${loadAtStart.toFixed(1)} at start`;
     const generated = repos.map((r) => `${repoLabel(r)} written and committed in ${r.seconds.toFixed(1)} s`).join('; ');
     const report = [
       `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules (${generated}).`,
       '',
-      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile with 8 needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read. The floor is the same request line through a bare echo process in the same run.`,
+      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read. The floor is the same request line through a bare echo process in the same run.`,
       '',
       stdioTable(stdio),
       '',
-      `**In process** (\`createEngine\` + static worker): the first resolution on a fresh data directory, \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository, then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / 4 of the first resolution. Loading the tree-sitter grammars (${grammarMs === null ? 'not measured' : ms(grammarMs)}, once per process) and one untimed warm-up resolution precede the measurements.`,
+      `**In process** (\`createEngine\` + static worker): the first resolution on a fresh data directory, \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository, then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / ${RESOLVER.bytesPerToken} of the first resolution. Loading the tree-sitter grammars (${grammarMs === null ? 'not measured' : ms(grammarMs)}, once per process) and one untimed warm-up resolution precede the measurements.`,
       '',
       engineTable(engine),
       '',

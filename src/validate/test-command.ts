@@ -47,7 +47,9 @@ export function identifierNeedles(plan: Pick<FocusedTests, 'runner' | 'identifie
   const id = plan.identifier;
   if (plan.runner === 'cargo' || plan.runner === 'pytest') return [id, lastSegment(id.replace(/\[.*\]$/, ''))];
   if (plan.runner === 'go') return [id, id.split('/')[0]!];
-  return [id];
+  // vitest -t, jest -t, mocha --grep and node --test-name-pattern take a regular
+  // expression, so a title with `.` or `(` is named in its escaped form.
+  return [id, id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')];
 }
 
 /** Reasons the argv is not canonical; empty when it is. */

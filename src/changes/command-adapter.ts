@@ -95,7 +95,7 @@ export async function runCommandRole(
     extra.NEEDLE_PROMPT_FILE = file;
   }
   const sandbox: { info: SandboxInfo; runDir: string; options: SandboxOptions } | undefined = opts.sandbox.active
-    ? { info: opts.sandbox, runDir: checkout.runDir, options: { readable: readablePathsFor(config.argv) } }
+    ? { info: opts.sandbox, runDir: checkout.runDir, options: { readable: readablePathsFor(config.argv), network: config.network === true } }
     : undefined;
   const result = await runSupervised({
     argv: [...config.argv],

@@ -45,6 +45,9 @@ const commandAdapter = object({
   prompt: enumOf(['stdin', 'file']),
   timeout_ms: optional(timeoutMs),
   env_allowlist: optional(array(string({ pattern: /^[A-Za-z_][A-Za-z0-9_]{0,63}$/ }), { max: 32, unique: true })),
+  // An agent CLI that calls its model API needs the network; the sandbox
+  // still confines its filesystem to the run directory.
+  network: optional(boolean('allow network access inside the sandbox (default false)')),
 });
 
 export const explorerSchema = tagged('adapter', { static: object({ adapter: literal('static') }), codex: codexAdapter });

@@ -49,14 +49,18 @@ function argAfter(argv: readonly string[], ...flags: string[]): string | null {
 interface CargoManifest {
   readonly packageName: string | null;
   readonly autotests: boolean;
+  readonly libPath: string | null;
+  readonly bins: readonly { name: string | null; path: string | null }[];
   readonly tests: readonly { name: string | null; path: string | null }[];
 }
 
-/** Just enough TOML for package names and test targets. */
+/** Just enough TOML for package names and the lib, bin and test targets. */
 function parseCargoManifest(text: string): CargoManifest {
   let section = '';
   let packageName: string | null = null;
   let autotests = true;
+  let libPath: string | null = null;
+  const bins: { name: string | null; path: string | null }[] = [];
   const tests: { name: string | null; path: string | null }[] = [];
   for (const raw of text.split('\n')) {
     const line = raw.trim();
@@ -65,6 +69,7 @@ function parseCargoManifest(text: string): CargoManifest {
     if (header) {
       section = line.startsWith('[[') ? `[[${header[1]}]]` : header[1]!;
       if (section === '[[test]]') tests.push({ name: null, path: null });
+      if (section === '[[bin]]') bins.push({ name: null, path: null });
       continue;
     }
     const kv = /^([A-Za-z0-9_-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))/.exec(line);
@@ -72,9 +77,71 @@ function parseCargoManifest(text: string): CargoManifest {
     const value = kv[2] ?? kv[3] ?? kv[4] ?? '';
     if (section === 'package' && kv[1] === 'name') packageName = value;
     if (section === 'package' && kv[1] === 'autotests') autotests = value !== 'false';
-    if (section === '[[test]]' && (kv[1] === 'name' || kv[1] === 'path')) tests[tests.length - 1]![kv[1]] = value;
+    if (section === 'lib' && kv[1] === 'path') libPath = value;
+    const table = section === '[[test]]' ? tests : section === '[[bin]]' ? bins : null;
+    if (table && (kv[1] === 'name' || kv[1] === 'path')) table[table.length - 1]![kv[1]] = value;
   }
-  return { packageName, autotests, tests };
+  return { packageName, autotests, libPath, bins, tests };
+}
+
+/** The crate root file of the target argv selects, or why it names none. */
+function cargoTargetRoot(reader: SnapshotReader, argv: readonly string[], pkgDir: string, manifest: CargoManifest): { root: string } | { reason: string } {
+  const test = argAfter(argv, '--test');
+  const bin = argAfter(argv, '--bin');
+  const testsDir = join(pkgDir, 'tests');
+  if (test !== null) {
+    const declared = manifest.tests.filter((t) => t.name === test);
+    if (declared.length > 1) return { reason: `Cargo.toml declares [[test]] ${test} more than once` };
+    if (declared.length === 1) {
+      const root = join(pkgDir, declared[0]!.path ?? `tests/${test}.rs`);
+      return reader.exists(root) ? { root } : { reason: `[[test]] ${test} points at ${clip(root)}, which is not a snapshot file` };
+    }
+    if (!manifest.autotests) return { reason: `autotests is off and Cargo.toml declares no [[test]] ${test}` };
+    const found = [join(testsDir, `${test}.rs`), join(testsDir, `${test}/main.rs`)].filter((p) => reader.exists(p));
+    if (found.length !== 1) return { reason: found.length === 0 ? `no test target ${test} in ${join(pkgDir, 'Cargo.toml')}` : `test target ${test} is ambiguous` };
+    return { root: found[0]! };
+  }
+  if (bin !== null) {
+    const declared = manifest.bins.filter((b) => b.name === bin);
+    if (declared.length > 1) return { reason: `Cargo.toml declares [[bin]] ${bin} more than once` };
+    const auto = [
+      ...(bin === manifest.packageName ? ['src/main.rs'] : []),
+      `src/bin/${bin}.rs`,
+      `src/bin/${bin}/main.rs`,
+    ];
+    const paths = declared.length === 1 ? [declared[0]!.path ?? auto[0]!] : auto;
+    const found = paths.map((p) => join(pkgDir, p)).filter((p) => reader.exists(p));
+    return found.length === 1 ? { root: found[0]! } : { reason: `no binary target ${bin} in ${join(pkgDir, 'Cargo.toml')}` };
+  }
+  if (argv.includes('--lib')) {
+    const root = join(pkgDir, manifest.libPath ?? 'src/lib.rs');
+    return reader.exists(root) ? { root } : { reason: `${join(pkgDir, 'Cargo.toml')} has no library target` };
+  }
+  return { reason: 'the plan names no --lib, --bin or --test target' };
+}
+
+const declaresModule = (text: string, name: string): boolean =>
+  new RegExp(`^\\s*(pub(\\([^)]*\\))?\\s+)?mod\\s+${name.replace(/[^\w]/g, '')}\\s*;`, 'm').test(text);
+
+/**
+ * The module path that links a crate root to `loc` through `mod name;`
+ * declarations, or null when none does. A crate root resolves its modules
+ * beside itself (tests/it.rs → tests/x.rs), like a mod.rs file.
+ */
+function cargoModulePath(reader: SnapshotReader, root: string, loc: string): string[] | null {
+  if (loc === root) return [];
+  const rootDir = dirOf(root);
+  if (!isWithin(loc, rootDir)) return null;
+  const segments = relativeTo(loc, rootDir).replace(/\.rs$/, '').split('/');
+  if (segments.at(-1) === 'mod') segments.pop();
+  let parent = root;
+  for (let i = 0; i < segments.length; i++) {
+    const text = textOf(reader, parent);
+    if (text === null || !declaresModule(text, segments[i]!)) return null;
+    const dir = join(rootDir, segments.slice(0, i + 1).join('/'));
+    parent = reader.exists(`${dir}.rs`) ? `${dir}.rs` : `${dir}/mod.rs`;
+  }
+  return segments;
 }
 
 function checkCargo(reader: SnapshotReader, plan: FocusedTests): string[] {
@@ -99,32 +166,13 @@ function checkCargo(reader: SnapshotReader, plan: FocusedTests): string[] {
   else if (cwd !== pkgDir && argAfter(plan.argv, '-p', '--package') !== manifest.packageName)
     reasons.push(`run from ${cwd}, the plan must select the package with -p ${manifest.packageName}`);
 
-  const target = argAfter(plan.argv, '--test');
-  const testsDir = join(pkgDir, 'tests');
-  if (target === null) {
-    if (isWithin(loc, testsDir)) reasons.push(`${clip(loc)} is an integration test; the plan must name its --test target`);
-    else if (!isWithin(loc, join(pkgDir, 'src'))) reasons.push(`${clip(loc)} is not in the package's src or tests directory`);
-    return reasons;
-  }
-  const declared = manifest.tests.filter((t) => t.name === target);
-  let targetFile: string | null = null;
-  if (declared.length > 1) return [...reasons, `Cargo.toml declares [[test]] ${target} more than once`];
-  if (declared.length === 1) {
-    targetFile = join(pkgDir, declared[0]!.path ?? `tests/${target}.rs`);
-    if (!reader.exists(targetFile)) return [...reasons, `[[test]] ${target} points at ${clip(targetFile)}, which is not a snapshot file`];
-  } else if (manifest.autotests) {
-    const found = [join(testsDir, `${target}.rs`), join(testsDir, `${target}/main.rs`)].filter((p) => reader.exists(p));
-    if (found.length !== 1)
-      return [...reasons, found.length === 0 ? `no test target ${target} in ${join(pkgDir, 'Cargo.toml')}` : `test target ${target} is ambiguous`];
-    targetFile = found[0]!;
-  } else {
-    return [...reasons, `autotests is off and Cargo.toml declares no [[test]] ${target}`];
-  }
-  // Modules pulled in by the target live beside it (tests/it/main.rs → tests/it/*.rs,
-  // tests/it.rs → tests/it/*.rs).
-  const moduleDir = targetFile.endsWith('/main.rs') ? dirOf(targetFile) : targetFile.slice(0, -'.rs'.length);
-  if (loc !== targetFile && !isWithin(loc, moduleDir))
-    reasons.push(`${clip(loc)} is not part of test target ${target} (${targetFile})`);
+  const target = cargoTargetRoot(reader, plan.argv, pkgDir, manifest);
+  if ('reason' in target) return [...reasons, target.reason];
+  const modules = cargoModulePath(reader, target.root, loc);
+  if (modules === null) return [...reasons, `${clip(loc)} is not part of the target rooted at ${clip(target.root)}`];
+  const prefix = modules.join('::');
+  if (prefix !== '' && !plan.identifier.startsWith(`${prefix}::`))
+    reasons.push(`identifier ${clip(plan.identifier, 80)} does not start with the module path ${prefix}`);
   return reasons;
 }
 

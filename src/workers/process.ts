@@ -1,7 +1,7 @@
 // One supervised command (SPEC §7): cleared environment, deadline, abort,
 // bounded output, process-group kill, optional bubblewrap sandbox.
 import { spawnGroup } from './group.js';
-import type { SandboxInfo } from './sandbox.js';
+import type { SandboxInfo, SandboxOptions } from './sandbox.js';
 
 export interface SupervisedSpec {
   argv: string[];
@@ -11,7 +11,7 @@ export interface SupervisedSpec {
   timeoutMs: number;
   signal?: AbortSignal;
   maxOutputBytes: number;
-  sandbox?: { info: SandboxInfo; runDir: string };
+  sandbox?: { info: SandboxInfo; runDir: string; options?: SandboxOptions };
 }
 
 export interface SupervisedResult {

@@ -89,6 +89,14 @@ fs.writeFileSync('src/net.txt', outcome + '\\n');`;
     const r = await prepareChange(d, ARGS, signal());
     expect(loadPatch(env.db, r.change_id, 1)!.files[0]!.after!.toString()).toBe('blocked\n');
     expect(connections).toBe(0);
+
+    // An agent CLI that must reach its model API opts in with `network: true`;
+    // the filesystem stays confined either way.
+    const online = profile(script(env, 'network-on', body), verdictVerifier(env, 'verified'));
+    const withNet = { ...online, implementer: { ...online.implementer!, network: true } } as typeof online;
+    const r2 = await prepareChange(deps(env, withNet), ARGS, signal());
+    expect(loadPatch(env.db, r2.change_id, 1)!.files[0]!.after!.toString()).toBe('connected\n');
+    expect(connections).toBe(1);
   });
 });
 

@@ -19,6 +19,8 @@ interface Ranked {
   readonly passesOption: boolean;
   /** 3: the test is the subject; 2: its name carries a spelling; 1: an enclosing suite's does; 0: only its body mentions it. */
   readonly nameScore: number;
+  /** The test file is named after the subject (`command.allowExcessArguments.test.js`): the suite a maintainer keeps for it. */
+  readonly dedicatedFile: boolean;
   readonly lines: number;
 }
 
@@ -36,13 +38,15 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
   const optionArg = subject.kind === 'cli_option' ? optionArgument(spellings) : null;
   const files = candidateFiles(ctx, mention);
   const ranked: Ranked[] = [];
+  const key = words(spellings.identifiers[0]!);
   for (const path of files) {
     const file = ctx.parsed(path);
     if (!file) continue;
+    const dedicatedFile = containsWords(words(path.slice(path.lastIndexOf('/') + 1)), key);
     for (const test of testsInFile(file)) {
-      const score = nameScore(subject, spellings, test);
+      const score = nameScore(subject, key, test);
       if (score < 2 && mention.positions(test.body).length === 0) continue;
-      ranked.push({ test, passesOption: optionArg?.test(test.body) ?? false, nameScore: score, lines: test.endLine - test.startLine + 1 });
+      ranked.push({ test, passesOption: optionArg?.test(test.body) ?? false, nameScore: score, dedicatedFile, lines: test.endLine - test.startLine + 1 });
     }
   }
   if (ranked.length === 0) {
@@ -53,6 +57,7 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
     (a, b) =>
       Number(b.nameScore === 3) - Number(a.nameScore === 3) ||
       specificity(b) - specificity(a) ||
+      Number(b.dedicatedFile) - Number(a.dedicatedFile) ||
       a.lines - b.lines ||
       (a.test.path < b.test.path ? -1 : a.test.path > b.test.path ? 1 : 0) ||
       a.test.startLine - b.test.startLine,
@@ -97,16 +102,34 @@ function optionArgument(spellings: Spellings): RegExp {
   return new RegExp(`["'\`]--${name}(=[^"'\`]*)?["'\`]`);
 }
 
-const squash = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+/** Lower-case words of an identifier, title or file name: `allowExcessArguments()` → allow, excess, arguments. */
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
 
-function nameScore(subject: Subject, spellings: Spellings, test: TestCase): number {
+/**
+ * Whole words in a row, so `Option` does not match `test_..._options_...` and
+ * `line_length` does not match `read_cache_line_lengths`.
+ */
+function containsWords(haystack: readonly string[], needle: readonly string[]): boolean {
+  if (needle.length === 0) return false;
+  for (let i = 0; i + needle.length <= haystack.length; i++) {
+    if (needle.every((w, j) => haystack[i + j] === w)) return true;
+  }
+  return false;
+}
+
+function nameScore(subject: Subject, key: readonly string[], test: TestCase): number {
   if (subject.kind === 'test') {
     const full = [...test.scopes, test.name];
     const wanted = subject.name.split(/::|\.| > /).filter(Boolean);
     if (full.join('::').endsWith(wanted.join('::')) || test.name === subject.name) return 3;
   }
-  const key = squash(spellings.identifiers[0]!);
-  if (key === '') return 0;
-  if (squash(test.name).includes(key)) return 2;
-  return test.scopes.some((s) => squash(s).includes(key)) ? 1 : 0;
+  if (containsWords(words(test.name), key)) return 2;
+  return test.scopes.some((s) => containsWords(words(s), key)) ? 1 : 0;
 }

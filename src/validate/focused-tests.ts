@@ -15,7 +15,8 @@ function definitionPattern(runner: FocusedTests['runner'], name: string): RegExp
   const n = escapeRe(name);
   switch (runner) {
     case 'cargo':
-      return new RegExp(`\\bfn\\s+${n}\\b`);
+      // `rgtest!(name, |dir, cmd| …)`: a `*test!` macro stamping out a #[test] fn named by its first token.
+      return new RegExp(`\\bfn\\s+${n}\\b|\\b\\w*test!\\s*[([{]\\s*${n}\\s*,`);
     case 'pytest':
       return new RegExp(`\\b(?:def|class)\\s+${n}\\b`);
     case 'go':

@@ -84,8 +84,11 @@ function parseCargoManifest(text: string): CargoManifest {
   return { packageName, autotests, libPath, bins, tests };
 }
 
-/** The crate root file of the target argv selects, or why it names none. */
-function cargoTargetRoot(reader: SnapshotReader, argv: readonly string[], pkgDir: string, manifest: CargoManifest): { root: string } | { reason: string } {
+/**
+ * The crate root files of the target argv selects (without a selector, cargo
+ * runs the unit tests of the library and every binary), or why it names none.
+ */
+function cargoTargetRoots(reader: SnapshotReader, argv: readonly string[], pkgDir: string, manifest: CargoManifest): { roots: string[] } | { reason: string } {
   const test = argAfter(argv, '--test');
   const bin = argAfter(argv, '--bin');
   const testsDir = join(pkgDir, 'tests');
@@ -94,12 +97,12 @@ function cargoTargetRoot(reader: SnapshotReader, argv: readonly string[], pkgDir
     if (declared.length > 1) return { reason: `Cargo.toml declares [[test]] ${test} more than once` };
     if (declared.length === 1) {
       const root = join(pkgDir, declared[0]!.path ?? `tests/${test}.rs`);
-      return reader.exists(root) ? { root } : { reason: `[[test]] ${test} points at ${clip(root)}, which is not a snapshot file` };
+      return reader.exists(root) ? { roots: [root] } : { reason: `[[test]] ${test} points at ${clip(root)}, which is not a snapshot file` };
     }
     if (!manifest.autotests) return { reason: `autotests is off and Cargo.toml declares no [[test]] ${test}` };
     const found = [join(testsDir, `${test}.rs`), join(testsDir, `${test}/main.rs`)].filter((p) => reader.exists(p));
     if (found.length !== 1) return { reason: found.length === 0 ? `no test target ${test} in ${join(pkgDir, 'Cargo.toml')}` : `test target ${test} is ambiguous` };
-    return { root: found[0]! };
+    return { roots: [found[0]!] };
   }
   if (bin !== null) {
     const declared = manifest.bins.filter((b) => b.name === bin);
@@ -111,13 +114,12 @@ function cargoTargetRoot(reader: SnapshotReader, argv: readonly string[], pkgDir
     ];
     const paths = declared.length === 1 ? [declared[0]!.path ?? auto[0]!] : auto;
     const found = paths.map((p) => join(pkgDir, p)).filter((p) => reader.exists(p));
-    return found.length === 1 ? { root: found[0]! } : { reason: `no binary target ${bin} in ${join(pkgDir, 'Cargo.toml')}` };
+    return found.length === 1 ? { roots: [found[0]!] } : { reason: `no binary target ${bin} in ${join(pkgDir, 'Cargo.toml')}` };
   }
-  if (argv.includes('--lib')) {
-    const root = join(pkgDir, manifest.libPath ?? 'src/lib.rs');
-    return reader.exists(root) ? { root } : { reason: `${join(pkgDir, 'Cargo.toml')} has no library target` };
-  }
-  return { reason: 'the plan names no --lib, --bin or --test target' };
+  const lib = join(pkgDir, manifest.libPath ?? 'src/lib.rs');
+  if (argv.includes('--lib')) return reader.exists(lib) ? { roots: [lib] } : { reason: `${join(pkgDir, 'Cargo.toml')} has no library target` };
+  const bins = [...manifest.bins.map((b) => b.path ?? `src/bin/${b.name}.rs`), 'src/main.rs'].map((p) => join(pkgDir, p));
+  return { roots: [...new Set([lib, ...bins])].filter((p) => reader.exists(p)) };
 }
 
 const declaresModule = (text: string, name: string): boolean =>
@@ -166,10 +168,10 @@ function checkCargo(reader: SnapshotReader, plan: FocusedTests): string[] {
   else if (cwd !== pkgDir && argAfter(plan.argv, '-p', '--package') !== manifest.packageName)
     reasons.push(`run from ${cwd}, the plan must select the package with -p ${manifest.packageName}`);
 
-  const target = cargoTargetRoot(reader, plan.argv, pkgDir, manifest);
+  const target = cargoTargetRoots(reader, plan.argv, pkgDir, manifest);
   if ('reason' in target) return [...reasons, target.reason];
-  const modules = cargoModulePath(reader, target.root, loc);
-  if (modules === null) return [...reasons, `${clip(loc)} is not part of the target rooted at ${clip(target.root)}`];
+  const modules = target.roots.map((root) => cargoModulePath(reader, root, loc)).find((m) => m !== null);
+  if (!modules) return [...reasons, `${clip(loc)} is not part of ${target.roots.length === 1 ? `the target rooted at ${clip(target.roots[0]!)}` : 'any library or binary target'}`];
   const prefix = modules.join('::');
   if (prefix !== '' && !plan.identifier.startsWith(`${prefix}::`))
     reasons.push(`identifier ${clip(plan.identifier, 80)} does not start with the module path ${prefix}`);

@@ -72,13 +72,23 @@ export class Classifier {
     if (str) {
       if (!this.spellings.isOptionLiteral(stringContent(str))) {
         // A `{name}` inside a format string is a read the trace cannot follow; prose is not.
-        return this.spellings.isInterpolated(str.text) ? { kind: 'unaccounted' } : { kind: 'ignored' };
+        return this.isFormatTemplate(str) && this.spellings.isInterpolated(str.text) ? { kind: 'unaccounted' } : { kind: 'ignored' };
       }
       start = str;
     }
     const attribute = chain.find((n) => n.type === 'attribute_item');
     if (attribute) return this.attributeVerdict(attribute);
     return this.walk(start);
+  }
+
+  /**
+   * Python parses f-string substitutions as code, so braces in any other string
+   * (a docstring quoting `{ctx.prefix}_{name}`) are prose unless `.format` fills them.
+   */
+  private isFormatTemplate(str: SyntaxNode): boolean {
+    if (this.family !== 'python') return true;
+    const p = str.parent;
+    return p?.type === 'attribute' && p.childForFieldName('object')?.equals(str) === true && p.childForFieldName('attribute')?.text === 'format';
   }
 
   private enclosingString(chain: SyntaxNode[]): SyntaxNode | null {
@@ -270,6 +280,8 @@ export class Classifier {
     const override = this.overrideCondition(n);
     if (this.combines(value) && (within(prev, target) || this.combines(this.innermostValue(prev, value)))) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
     if (within(prev, target)) {
+      // `limit -= indent`: the value is adjusted in place, never produced afresh.
+      if (COMPOUND_ASSIGNMENTS.has(n.type) || isGoCompoundAssignment(n)) return this.step('transformation', n, `\`${t}\` adjusted by \`${snippet(n.text, 80)}\``);
       if (this.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
       if (/pattern/.test(target.type)) return this.step('transformation', n, `\`${t}\` destructured from \`${v}\``);
       if (override) return this.step('precedence', n, `\`${t}\` overridden to \`${v}\` when \`${snippet(override.text, 60)}\``);

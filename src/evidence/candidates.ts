@@ -135,9 +135,10 @@ export function supportingLocations(ctx: AnalysisContext, primary: Location, q: 
     .filter((m) => languageForPath(m.path) !== null && !isTestPath(m.path) && !q.excludePaths?.has(m.path))
     .filter((m) => !(m.path === primary.path && m.line >= primary.start_line && m.line <= primary.end_line))
     .filter((m) => !IMPORT_LINE.test(m.text) && !COMMENT_LINE.test(m.text))
-    .map((m) => {
-      const carrier = carriers.find((c) => new RegExp(`(^|[^\\w$])${escapeRegex(c)}([^\\w$]|$)`).test(m.text)) ?? carriers[0]!;
-      return { ...m, carrier, rank: priority(m.text, carrier, q.prefer) };
+    .flatMap((m) => {
+      // git grep's word boundary ignores `$`, so `$DRY_RUN` in a string matched; it names no carrier in code.
+      const carrier = carriers.find((c) => new RegExp(`(^|[^\\w$])${escapeRegex(c)}([^\\w$]|$)`).test(m.text));
+      return carrier ? [{ ...m, carrier, rank: priority(m.text, carrier, q.prefer) }] : [];
     })
     .sort(
       (a, b) =>

@@ -52,6 +52,13 @@ const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_ins
 const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
 const PARSER_DERIVE = /#\[derive\([^)]*\b(Parser|Args|StructOpt|Deserialize)\b/;
 const MEMBER_TYPES = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
+const ASSIGNMENTS_WITH_OPERATOR = new Set(['augmented_assignment', 'augmented_assignment_expression', 'compound_assignment_expr', 'assignment_statement']);
+// Logical forms (`??=`, `||=`) pick between sources and keep their own verdicts.
+const ARITHMETIC_OPERATOR = /^(\+|-|\*\*?|\/\/?|%|@|<<|>>>?|&\^?|\||\^)=$/;
+
+function isArithmeticAssignment(n: SyntaxNode): boolean {
+  return ASSIGNMENTS_WITH_OPERATOR.has(n.type) && ARITHMETIC_OPERATOR.test(n.childForFieldName('operator')?.text ?? '');
+}
 
 export class Classifier {
   private readonly s;
@@ -84,8 +91,10 @@ export class Classifier {
   /**
    * Python parses f-string substitutions as code, so braces in any other string
    * (a docstring quoting `{ctx.prefix}_{name}`) are prose unless `.format` fills them.
+   * Rust formats only inside macros (`format!`, `write!`): `\\flag{hidden}` in a doc string is prose.
    */
   private isFormatTemplate(str: SyntaxNode): boolean {
+    if (this.family === 'rust') return ancestors(str).some((n) => n.type === 'macro_invocation');
     if (this.family !== 'python') return true;
     const p = str.parent;
     return p?.type === 'attribute' && p.childForFieldName('object')?.equals(str) === true && p.childForFieldName('attribute')?.text === 'format';
@@ -281,7 +290,7 @@ export class Classifier {
     if (this.combines(value) && (within(prev, target) || this.combines(this.innermostValue(prev, value)))) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
     if (within(prev, target)) {
       // `limit -= indent`: the value is adjusted in place, never produced afresh.
-      if (COMPOUND_ASSIGNMENTS.has(n.type) || isGoCompoundAssignment(n)) return this.step('transformation', n, `\`${t}\` adjusted by \`${snippet(n.text, 80)}\``);
+      if (isArithmeticAssignment(n)) return this.step('transformation', n, `\`${t}\` adjusted by \`${snippet(n.text, 80)}\``);
       if (this.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
       if (/pattern/.test(target.type)) return this.step('transformation', n, `\`${t}\` destructured from \`${v}\``);
       if (override) return this.step('precedence', n, `\`${t}\` overridden to \`${v}\` when \`${snippet(override.text, 60)}\``);

@@ -49,7 +49,8 @@ export type OptionFramework =
   | 'commander'
   | 'yargs'
   | 'node-parseargs'
-  | 'go-flag';
+  | 'go-flag'
+  | 'go-switch';
 
 export interface OptionDeclaration extends Span {
   readonly framework: OptionFramework;

@@ -1,6 +1,7 @@
 // Go extraction: functions, methods with receiver types, type specs, struct
 // fields, interface methods, package-level consts and vars, Test* functions;
-// flag/pflag/cobra/kingpin flag calls and urfave/cli flag literals; struct tags,
+// flag/pflag/cobra/kingpin flag calls, urfave/cli flag literals and the
+// `case "--height":` arms of hand-written argument loops; struct tags,
 // os.Getenv and Get*/index key reads.
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
@@ -20,6 +21,8 @@ const DEFINITIONS = `
 const CALLS = `(call_expression function: (_) @fn arguments: (argument_list) @args) @call`;
 const LITERALS = `(composite_literal type: (_) @type body: (literal_value) @body) @lit`;
 const INDEXES = `(index_expression index: (interpreted_string_literal) @key) @index`;
+const CASES = `(expression_case value: (expression_list) @values) @case`;
+const DASHED = /^(--?)([A-Za-z0-9][\w.-]*)$/;
 
 const STATEMENTS = new Set(['short_var_declaration', 'assignment_statement', 'expression_statement', 'var_spec', 'return_statement', 'keyed_element']);
 const BODY_STOP = new Set(['block', 'source_file']);
@@ -151,6 +154,48 @@ function flagLiteral(type: SyntaxNode, body: SyntaxNode, lit: SyntaxNode, fileIs
   };
 }
 
+/**
+ * `case "-m", "--multi": opts.Multi, err = …`: an arm of a hand-written
+ * argument loop declares the options its labels spell; the first field the arm
+ * assigns carries the value.
+ */
+function switchCase(arm: SyntaxNode, values: SyntaxNode, fileIsTest: boolean): OptionDeclaration | null {
+  const longs: string[] = [];
+  const shorts: string[] = [];
+  for (const v of namedChildren(values)) {
+    const m = DASHED.exec(stringValue(v) ?? '');
+    if (m?.[1] === '--') longs.push(m[2]!);
+    else if (m && m[2]!.length === 1) shorts.push(m[2]!);
+  }
+  if (longs.length === 0 && shorts.length === 0) return null;
+  const body = namedChildren(arm).filter((c) => !c.equals(values));
+  return {
+    framework: 'go-switch',
+    longs,
+    shorts,
+    carrier: assignedField(body),
+    inTest: fileIsTest,
+    // Long arms clip to their `case` line.
+    ...spanOf(arm, arm, arm),
+  };
+}
+
+/** The field name of the first `x.Field = …` among `stmts` (looking into if-initializers, not into closures). */
+function assignedField(stmts: readonly SyntaxNode[]): string | null {
+  const queue = [...stmts];
+  while (queue.length > 0) {
+    const n = queue.shift()!;
+    if (n.type === 'func_literal') continue;
+    if (n.type === 'assignment_statement') {
+      const target = namedChildren(n.childForFieldName('left')).find((t) => t.type === 'selector_expression');
+      const field = target?.childForFieldName('field')?.text;
+      if (field) return field;
+    }
+    queue.push(...namedChildren(n));
+  }
+  return null;
+}
+
 function tagKeys(file: ParsedFile, fileIsTest: boolean): ConfigKeyDeclaration[] {
   const out: ConfigKeyDeclaration[] = [];
   for (const m of matchesOf('go', '(field_declaration name: (field_identifier) @name tag: (_) @tag) @field', file.tree.rootNode)) {
@@ -186,6 +231,10 @@ export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
   }
   for (const m of matchesOf('go', LITERALS, root)) {
     const opt = flagLiteral(m.get('type')!, m.get('body')!, m.get('lit')!, fileIsTest);
+    if (opt) options.push(opt);
+  }
+  for (const m of matchesOf('go', CASES, root)) {
+    const opt = switchCase(m.get('case')!, m.get('values')!, fileIsTest);
     if (opt) options.push(opt);
   }
   for (const m of matchesOf('go', INDEXES, root)) {

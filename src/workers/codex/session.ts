@@ -44,6 +44,10 @@ export interface CodexSessionSpec {
   readonly parentEnv: NodeJS.ProcessEnv;
   readonly clientVersion: string;
   readonly onProgress: (message: string) => void;
+  /** Extra read-only paths the sandboxed app server needs (e.g. what a wrapper script at codex_path execs). */
+  readonly readablePaths?: readonly string[];
+  /** The binary as already probed by the caller; probed here when absent. */
+  readonly binary?: CodexBinary;
 }
 
 export interface CodexSession {
@@ -96,7 +100,7 @@ export async function openCodexSession(spec: CodexSessionSpec): Promise<CodexSes
   const { checkout, config } = spec;
   let binary: CodexBinary;
   try {
-    binary = await detectCodex(spec.exe, workerEnv({ home: checkout.home, tmp: checkout.tmp }), checkout.runDir);
+    binary = spec.binary ?? (await detectCodex(spec.exe, workerEnv({ home: checkout.home, tmp: checkout.tmp }), checkout.runDir));
   } catch (e) {
     throw new CodexSessionError('unsupported', (e as Error).message);
   }
@@ -121,7 +125,7 @@ export async function openCodexSession(spec: CodexSessionSpec): Promise<CodexSes
       env: workerEnv({ home: checkout.home, tmp: checkout.tmp }, extra),
       // The app server itself must reach the model API; the model's commands
       // run in codex's own sandbox inside this one.
-      ...(spec.sandbox.active ? { sandbox: { info: spec.sandbox, runDir: checkout.runDir, options: { network: true, readable: [packageDirOf(spec.exe)] } } } : {}),
+      ...(spec.sandbox.active ? { sandbox: { info: spec.sandbox, runDir: checkout.runDir, options: { network: true, readable: [packageDirOf(spec.exe), ...(spec.readablePaths ?? [])] } } } : {}),
     },
     spec.policy,
     spec.onProgress,

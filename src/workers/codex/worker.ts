@@ -3,8 +3,8 @@
 // of the snapshot, a turn with the closed output contract of only those
 // predicates, at most one repair turn, and accounting of the run.
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { focusedTestsSchema, type Proposal } from '../../core/contracts.js';
 import { WORKER } from '../../core/limits.js';
@@ -15,9 +15,10 @@ import { priceMicroUsd, type AttemptRecord, type PricingTable, type RunOutcome, 
 import type { SandboxInfo } from '../sandbox.js';
 import { AppServer, type TurnResult } from './app-server.js';
 import { detectCodex } from './detect.js';
-import { appServerArgv, codexConfigToml, threadStartParams, type CodexExplorer } from './launch.js';
+import type { CodexExplorer } from './launch.js';
 import { outputContract, parseOutput } from './output-contract.js';
 import { DEVELOPER_INSTRUCTIONS, repairPrompt, turnPrompt } from './prompt.js';
+import { CodexSessionError, openCodexSession } from './session.js';
 
 export interface CodexWorkerConfig {
   /** The role profile's explorer entry. */
@@ -62,18 +63,6 @@ export function bundledCodexPath(): string | null {
     dir = dirname(dir);
   }
   return null;
-}
-
-// The npm launcher execs a native binary from a sibling platform package
-// (@openai/codex-linux-x64), so the sandbox must show the whole package scope,
-// not just the launcher.
-function packageDirOf(exe: string): string {
-  let dir = dirname(realpathSync(exe));
-  for (let i = 0; i < 6 && dir !== '/'; i++) {
-    if (existsSync(join(dir, 'package.json'))) return basename(dirname(dir)).startsWith('@') ? dirname(dir) : dir;
-    dir = dirname(dir);
-  }
-  return dirname(realpathSync(exe));
 }
 
 /** Test commands certified earlier in the ladder: the only commands the model may run. */
@@ -156,59 +145,39 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
   const checkout = await createCheckout(input.root, cfg.runsRoot, 'worker');
   const state: RunState = { outcome: 'failed', reason: null, proposals: [], attempts: [] };
   let server: AppServer | null = null;
-  let killed = false;
   let failure: unknown = null;
   try {
-    const codexHome = join(checkout.runDir, 'codex-home');
-    mkdirSync(codexHome, { recursive: true });
-    writeFileSync(join(codexHome, 'config.toml'), codexConfigToml(cfg.explorer));
-    const extra: Record<string, string> = { CODEX_HOME: codexHome };
-    if (cfg.explorer.codex_home && existsSync(join(cfg.explorer.codex_home, 'auth.json')))
-      copyFileSync(join(cfg.explorer.codex_home, 'auth.json'), join(codexHome, 'auth.json'));
-    // The credential reaches the app server only (it calls the model API); the
-    // model's shell gets `shellEnv`, which never holds it.
-    const keyName = cfg.explorer.provider ? cfg.explorer.provider.env_key : 'OPENAI_API_KEY';
-    const key = keyName ? (cfg.parentEnv ?? process.env)[keyName] : undefined;
-    if (keyName && key) extra[keyName] = key;
-    const shellEnv = workerEnv({ home: checkout.home, tmp: checkout.tmp });
     const policy = { root: checkout.dir, certifiedTests: certifiedTests(input) };
-
-    server = AppServer.spawn(
-      {
-        // Inside the sandbox only the package is mounted, not a node_modules/.bin symlink to it.
-        argv: appServerArgv(cfg.sandbox.active ? realpathSync(exe) : exe, shellEnv),
-        cwd: checkout.dir,
-        env: workerEnv({ home: checkout.home, tmp: checkout.tmp }, extra),
-        // The app server must reach the model API, so its namespace keeps the
-        // network; the model's own commands run in codex's read-only sandbox.
-        ...(cfg.sandbox.active ? { sandbox: { info: cfg.sandbox, runDir: checkout.runDir, options: { network: true, readable: [packageDirOf(exe), ...(cfg.readablePaths ?? [])] } } } : {}),
-      },
-      policy,
-      progress,
-    );
-    const live = server;
-    const stopStartup = () => {
-      killed = true;
-      void live.kill();
-    };
-    const startupTimer = setTimeout(stopStartup, Math.max(0, deadline - Date.now()));
-    input.signal.addEventListener('abort', stopStartup, { once: true });
-    let threadId: string;
+    let session;
     try {
-      await live.initialize(cfg.clientVersion ?? '0.1.0');
-      threadId = await live.startThread(threadStartParams(cfg.explorer, checkout.dir, DEVELOPER_INSTRUCTIONS, shellEnv));
+      session = await openCodexSession({
+        config: cfg.explorer,
+        exe,
+        checkout,
+        mode: 'read-only',
+        sandbox: cfg.sandbox,
+        policy,
+        developerInstructions: DEVELOPER_INSTRUCTIONS,
+        deadline,
+        signal: input.signal,
+        parentEnv: cfg.parentEnv ?? process.env,
+        clientVersion: cfg.clientVersion ?? '0.1.0',
+        onProgress: progress,
+        binary,
+        ...(cfg.readablePaths ? { readablePaths: cfg.readablePaths } : {}),
+      });
     } catch (e) {
-      if (input.signal.aborted) throw new CodexWorkerError('cancelled', 'worker cancelled while the app server started');
-      if (Date.now() >= deadline) {
+      if (!(e instanceof CodexSessionError)) throw e;
+      if (e.code === 'timeout') {
         state.outcome = 'timeout';
         state.reason = 'codex app server did not start before the deadline';
         return finish();
       }
-      throw new CodexWorkerError('start_failed', `codex app-server failed to start: ${(e as Error).message}`);
-    } finally {
-      clearTimeout(startupTimer);
-      input.signal.removeEventListener('abort', stopStartup);
+      throw new CodexWorkerError(e.code, e.message);
     }
+    server = session.server;
+    const { threadId } = session;
+    const live = session.server;
 
     const contract = outputContract(input.missing.map((o) => o.predicate));
     const turn = (kind: AttemptRecord['kind'], text: string, turnDeadline: number) =>
@@ -251,7 +220,7 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
     throw e;
   } finally {
     if (server) {
-      if (killed || failure || state.outcome === 'timeout' || state.outcome === 'cancelled') await server.kill();
+      if (failure || state.outcome === 'timeout' || state.outcome === 'cancelled') await server.kill();
       else await server.close();
     }
     const cleanup = await disposeCheckout(checkout);
@@ -281,7 +250,7 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
   }
 
   function finish(): WorkerOutput {
-    const usage = server!.usage.total();
+    const usage = server?.usage.total() ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
     const observed: ObservedFile[] = citedPaths(state.proposals).flatMap((path) => {
       const digest = checkout.manifest.get(path);
       return digest ? [{ path, digest }] : [];

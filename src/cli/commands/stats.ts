@@ -11,7 +11,7 @@ const usd = (v: number | null) => (v === null ? 'unknown' : `$${v.toFixed(4)}`);
 
 function line(r: StatsRow): string {
   if (r.model === '*') return `${r.route}: ${r.resolutions} resolution(s), ${r.hits} zero-worker hit(s)`;
-  return `  ${r.model}: ${r.workerRuns} run(s) costing ${usd(r.costSpentUsd)}; hits avoided ${r.workersAvoided} run(s), ${r.tokensAvoided} token(s), ${usd(r.costAvoidedUsd)}`;
+  return `  ${r.model}: ${r.workerRuns} run(s), ${r.tokensSpent} token(s), costing ${usd(r.costSpentUsd)}; hits avoided ${r.workersAvoided} run(s), ${r.tokensAvoided} token(s), ${usd(r.costAvoidedUsd)}`;
 }
 
 export const statsCommand: CliCommand = {

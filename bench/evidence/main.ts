@@ -4,7 +4,7 @@
 // resolution next to `git grep`, and FrontierView tokens per need. Prints
 // markdown with the command that produced it; --write-readme replaces the
 // README section between <!-- bench:evidence --> and <!-- /bench:evidence -->.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { engineTable, ms, repoLabel, stdioTable, type EngineRow, type StdioRow }
 import { writeEvidenceSection } from './readme-section.js';
 import { measureStdio } from './stdio.js';
 
+const SHM = '/dev/shm';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../..');
 
@@ -40,7 +41,23 @@ const STDIO_ROUTE: RouteId = 'trace.state-flow';
 /** A subject of this repository with exactly one definition. */
 const SELF_SUBJECT: BenchSubject = { kind: 'symbol', name: 'renderFrontierView' };
 
-const progress = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
+const started = performance.now();
+/**
+ * Where generated repositories live: tmpfs when the machine has one, because
+ * creating and deleting 50 000 files on a busy disk takes minutes and
+ * measures the disk, not Needle. Data directories stay on the temp disk so
+ * that SQLite's fsyncs are paid as a user would pay them.
+ */
+function repositoryScratch(): string {
+  try {
+    accessSync(SHM, constants.W_OK);
+    return mkdtempSync(join(SHM, 'needle-bench-repos-'));
+  } catch {
+    return mkdtempSync(join(tmpdir(), 'needle-bench-repos-'));
+  }
+}
+
+const progress = (line: string): void => void process.stderr.write(`bench: [${((performance.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
 
 async function stdioRow(repo: GeneratedRepository, scratch: string, plan: Plan): Promise<StdioRow> {
   const need = `${STDIO_ROUTE} ${GENERATED_SUBJECT.kind}:${GENERATED_SUBJECT.name}`;
@@ -79,6 +96,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const loadAtStart = loadavg()[0]!;
   const scratch = mkdtempSync(join(tmpdir(), 'needle-bench-evidence-'));
+  const repoScratch = repositoryScratch();
   try {
     let grammarMs: number | null = null;
     const repos: GeneratedRepository[] = [];
@@ -86,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
     const engine: EngineRow[] = [];
     for (const { files, coldRepeats } of plan.sizes) {
       progress(`generating a repository of ${files} files`);
-      const repo = generateRepository(join(scratch, `repo-${files}`), files);
+      const repo = generateRepository(join(repoScratch, `repo-${files}`), files);
       repos.push(repo);
       grammarMs ??= await warmUpProcess(repo.root, GENERATED_SUBJECT, scratch);
       progress(`in-process resolutions on ${files} files`);
@@ -101,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
     const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, 1-minute load average ${loadAtStart.toFixed(1)} at start`;
     const generated = repos.map((r) => `${repoLabel(r)} written and committed in ${r.seconds.toFixed(1)} s`).join('; ');
     const report = [
-      `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules (${generated}).`,
+      `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules (${generated}; repositories under \`${dirname(repoScratch)}\`, data directories under \`${tmpdir()}\`).`,
       '',
       `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read. The floor is the same request line through a bare echo process in the same run.`,
       '',
@@ -121,6 +139,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+    rmSync(repoScratch, { recursive: true, force: true });
   }
 }
 

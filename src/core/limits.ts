@@ -186,3 +186,12 @@ export const STATIC_LOCATE = {
   /** Files parsed to rule out in-file test code while picking supporting locations. */
   maxSupportingFilesParsed: 64,
 } as const;
+
+export const STATIC_GO = {
+  /**
+   * A flag named through a constant (`BoolP(helpFlagName, …)`) is cited by its
+   * enclosing function when that function is at most this long, since the call
+   * line alone never spells the option.
+   */
+  maxConstFlagFunctionLines: 40,
+} as const;

@@ -83,7 +83,8 @@ export function mentions(ctx: AnalysisContext, path: string, start: number, end:
   const text = ctx.read(path);
   if (text === null) return false;
   const lines = text.split('\n').slice(start - 1, end).join('\n');
-  return spellings.some((s) => lines.includes(s));
+  // Identifier-like spellings count only as whole words, as validators check them (`helpFlagName` does not spell `help`).
+  return spellings.some((s) => (/^\w+$/.test(s) ? new RegExp(`(^|\\W)${s}(\\W|$)`).test(lines) : lines.includes(s)));
 }
 
 export function primaryLocation(ctx: AnalysisContext, c: Candidate): Location {

@@ -64,7 +64,9 @@ async function connect(w: World, profileId = PROFILE_ID, extra: readonly string[
 
 const dbFile = (w: World) => join(w.dataDir, 'needle.sqlite3');
 const changeRows = (w: World) => Object.fromEntries(CHANGE_TABLES.map((t) => [t, countRows(dbFile(w), t)]));
-const runDirs = (w: World) => (existsSync(join(w.dataDir, 'change-runs')) ? readdirSync(join(w.dataDir, 'change-runs')) : []);
+/** Run directories left under `<data>/change-runs` (which exists once any worker ran). */
+const runDirs = (w: World) => readdirSync(join(w.dataDir, 'change-runs'));
+const noRunYet = (w: World) => !existsSync(join(w.dataDir, 'change-runs'));
 /** What the user sees of their repository: every byte (`.git` included) and git's own account. */
 const worktree = (w: World) => ({ files: fingerprint(w.repo), status: git(w.repo, 'status', '--porcelain', '--untracked-files=all') });
 
@@ -123,7 +125,7 @@ describe('change tools over MCP stdio', () => {
       expect(v.code).toBe(-32602);
     }
     expect(changeRows(w).change_requests).toBe(0);
-    expect(runDirs(w)).toEqual([]);
+    expect(noRunYet(w)).toBe(true);
   });
 
   it('prepare leaves the worktree untouched; apply needs verify, a drift-free worktree and happens once', async () => {
@@ -308,7 +310,7 @@ describe('change tools over MCP stdio', () => {
     }
     expect(Object.values(changeRows(w)).every((n) => n === 0)).toBe(true);
     expect(countRows(dbFile(w), 'worker_runs')).toBe(0);
-    expect(runDirs(w)).toEqual([]);
+    expect(noRunYet(w)).toBe(true);
     expect(worktree(w)).toEqual(before);
   });
 });

@@ -91,7 +91,7 @@ export class Classifier {
   /**
    * Python parses f-string substitutions as code, so braces in any other string
    * (a docstring quoting `{ctx.prefix}_{name}`) are prose unless `.format` fills them.
-   * Rust formats only inside macros (`format!`, `write!`): `\\flag{hidden}` in a doc string is prose.
+   * Rust formats only inside macros (`format!`, `write!`): `\flag{hidden}` in a doc string is prose.
    */
   private isFormatTemplate(str: SyntaxNode): boolean {
     if (this.family === 'rust') return ancestors(str).some((n) => n.type === 'macro_invocation');
@@ -152,7 +152,8 @@ export class Classifier {
           pendingCall = n;
         }
       }
-      if (this.s.returns.has(n.type)) {
+      // `return layout(opts.width)` returns what the callee made of the value, not the value.
+      if (this.s.returns.has(n.type) && !pendingCall) {
         const fn = enclosingFunctionName(this.family, n);
         return this.step('transformation', n, `\`${snippet(referenceText(start), 60)}\` returned from \`${fn ?? 'module'}\``);
       }
@@ -289,14 +290,9 @@ export class Classifier {
     const override = this.overrideCondition(n);
     if (this.combines(value) && (within(prev, target) || this.combines(this.innermostValue(prev, value)))) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
     if (within(prev, target)) {
-      // `limit -= indent`: the value is adjusted in place, never produced afresh.
-      if (isArithmeticAssignment(n)) return this.step('transformation', n, `\`${t}\` adjusted by \`${snippet(n.text, 80)}\``);
-      if (this.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
-      if (/pattern/.test(target.type)) return this.step('transformation', n, `\`${t}\` destructured from \`${v}\``);
-      if (override) return this.step('precedence', n, `\`${t}\` overridden to \`${v}\` when \`${snippet(override.text, 60)}\``);
-      if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
-      if (LITERAL.test(value.text.trim())) return this.step('precedence', n, `\`${t}\` defaults to \`${v}\``);
-      return this.step('producer', n, `\`${t}\` assigned from \`${v}\``);
+      const verdict = this.targetVerdict(n, target, value, override, t, v);
+      const field = this.constructorField(n, target);
+      return field ? { ...verdict, carrier: { node: n, description: `\`${field}\` is established by the constructor` } } : verdict;
     }
     const verdict = this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
     const hopName = lastName(target);
@@ -304,6 +300,30 @@ export class Classifier {
     const local = target.type === 'identifier' || target.type === 'expression_list';
     const scope = local ? enclosingFunction(this.family, n) : null;
     return { ...verdict, hop: { name: hopName, scope, origin: n } };
+  }
+
+  private targetVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, override: SyntaxNode | null, t: string, v: string): Verdict & { kind: 'step' } {
+    // `limit -= indent`: the value is adjusted in place, never produced afresh.
+    if (isArithmeticAssignment(n)) return this.step('transformation', n, `\`${t}\` adjusted by \`${snippet(n.text, 80)}\``);
+    if (this.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
+    if (/pattern/.test(target.type)) return this.step('transformation', n, `\`${t}\` destructured from \`${v}\``);
+    if (override) return this.step('precedence', n, `\`${t}\` overridden to \`${v}\` when \`${snippet(override.text, 60)}\``);
+    if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
+    if (LITERAL.test(value.text.trim())) return this.step('precedence', n, `\`${t}\` defaults to \`${v}\``);
+    return this.step('producer', n, `\`${t}\` assigned from \`${v}\``);
+  }
+
+  /**
+   * JavaScript classes and Python objects rarely declare fields: `this.x = …` in
+   * `constructor` (`self.x = …` in `__init__`) is where the field comes to exist.
+   */
+  private constructorField(n: SyntaxNode, target: SyntaxNode): string | null {
+    const ctor = this.family === 'js' ? 'constructor' : this.family === 'python' ? '__init__' : null;
+    const self = this.family === 'js' ? 'this' : 'self';
+    const [obj, prop] = [target.childForFieldName('object'), target.childForFieldName(this.family === 'js' ? 'property' : 'attribute')];
+    if (!ctor || obj?.text !== self || !prop || enclosingFunctionName(this.family, n) !== ctor) return null;
+    const record = enclosingRecordName(this.family, n);
+    return record ? `${record}.${prop.text}` : prop.text;
   }
 
   private keyedVerdict(n: SyntaxNode, key: SyntaxNode, value: SyntaxNode, prev: SyntaxNode, origin: SyntaxNode): Verdict {

@@ -183,7 +183,7 @@ class FlowBuilder {
     const drafts = [...this.drafts.values()];
     // A parser-filled field is also where the value lives when nothing else declares it.
     if (!drafts.some((d) => d.role === 'carrier')) drafts.push(...this.parsedFields);
-    drafts.sort(flowOrder);
+    drafts.sort(flowOrder(primary));
     const kept = selectSteps(drafts);
     const gaps: string[] = [];
     for (const role of FLOW_ROLES) {
@@ -246,13 +246,23 @@ function statementOf(n: SyntaxNode): SyntaxNode {
   return lines <= EVIDENCE.maxLocationLines || !cur.parent ? cur : n;
 }
 
-function flowOrder(a: Draft, b: Draft): number {
-  return (
+// Demo and tooling code uses the value too, but it is not the product's path.
+const PERIPHERAL = /^(examples?|samples?|demos?|scripts|tools|benchmarks?|bench|docs?)\//;
+
+/**
+ * Role order; within a role the primary declaration leads (the flow starts where
+ * the subject is declared), product code before examples and scripts, then path and line.
+ */
+function flowOrder(primary: Location | null): (a: Draft, b: Draft) => number {
+  const isPrimary = (d: Draft) => (primary !== null && overlaps(d, primary) ? 0 : 1);
+  const peripheral = (d: Draft) => (PERIPHERAL.test(d.path) ? 1 : 0);
+  return (a, b) =>
     FLOW_ROLES.indexOf(a.role) - FLOW_ROLES.indexOf(b.role) ||
+    isPrimary(a) - isPrimary(b) ||
+    peripheral(a) - peripheral(b) ||
     (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
     a.start - b.start ||
-    a.end - b.end
-  );
+    a.end - b.end;
 }
 
 /** At most the contract's step limit, keeping the first step of every role before filling in order. */

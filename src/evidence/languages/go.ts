@@ -6,7 +6,8 @@
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
-import { ancestors, closest, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
+import { STATIC_GO } from '../../core/limits.js';
+import { ancestors, closest, endLine, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
 const DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -22,6 +23,7 @@ const CALLS = `(call_expression function: (_) @fn arguments: (argument_list) @ar
 const LITERALS = `(composite_literal type: (_) @type body: (literal_value) @body) @lit`;
 const INDEXES = `(index_expression index: (interpreted_string_literal) @key) @index`;
 const CASES = `(expression_case value: (expression_list) @values) @case`;
+const STRING_CONSTS = `(const_spec name: (identifier) @name value: (expression_list . (interpreted_string_literal) @value .))`;
 const DASHED = /^(--?)([A-Za-z0-9][\w.-]*)$/;
 
 const STATEMENTS = new Set(['short_var_declaration', 'assignment_statement', 'expression_statement', 'var_spec', 'return_statement', 'keyed_element']);
@@ -105,7 +107,24 @@ function carrierOf(call: SyntaxNode, pointerArg: SyntaxNode | null): string | nu
   return left ? (/(\w+)\s*$/.exec(namedChildren(left)[0]?.text ?? left.text)?.[1] ?? null) : null;
 }
 
-function flagCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, fileIsTest: boolean): OptionDeclaration | null {
+/** `helpFlagName = "help"`: string constants a flag call may name its flag by. */
+function stringConstants(root: SyntaxNode): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of matchesOf('go', STRING_CONSTS, root)) {
+    const value = stringValue(m.get('value'));
+    if (value !== null) out.set(m.get('name')!.text, value);
+  }
+  return out;
+}
+
+/** The small function around a flag named by a constant, where its help text spells it; else the statement. */
+function constFlagSpan(call: SyntaxNode): Span {
+  const fn = closest(call, new Set(['function_declaration', 'method_declaration']));
+  if (fn && endLine(fn) - startLine(fn) < STATIC_GO.maxConstFlagFunctionLines) return spanOf(fn);
+  return statementSpanOf(call);
+}
+
+function flagCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, fileIsTest: boolean, consts: ReadonlyMap<string, string>): OptionDeclaration | null {
   if (fn.type !== 'selector_expression') return null;
   const method = fn.childForFieldName('field')?.text ?? '';
   const argv = namedChildren(args).filter((a) => a.type !== 'comment');
@@ -116,7 +135,9 @@ function flagCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, fileIsTest
     if (!shape) return null;
     nameAt = shape[2] || shape[1] === 'Var' || shape[1] === 'Text' ? 1 : 0;
   }
-  const long = stringValue(argv[nameAt]);
+  const nameArg = argv[nameAt];
+  const viaConst = nameArg?.type === 'identifier';
+  const long = viaConst ? consts.get(nameArg.text) ?? null : stringValue(nameArg);
   if (!long || !/^[A-Za-z0-9][\w.-]*$/.test(long)) return null;
   const short = method.endsWith('P') ? stringValue(argv[nameAt + 1]) : null;
   const pointer = nameAt === 1 ? argv[0]! : null;
@@ -126,7 +147,7 @@ function flagCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, fileIsTest
     shorts: short ? [short] : [],
     carrier: carrierOf(call, pointer),
     inTest: fileIsTest,
-    ...statementSpanOf(call),
+    ...(viaConst ? constFlagSpan(call) : statementSpanOf(call)),
   };
 }
 
@@ -216,9 +237,10 @@ export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const defs = definitions(file, fileIsTest);
   const options: OptionDeclaration[] = [];
   const configKeys = tagKeys(file, fileIsTest);
+  const consts = stringConstants(root);
   for (const m of matchesOf('go', CALLS, root)) {
     const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];
-    const opt = flagCall(call, fn, args, fileIsTest);
+    const opt = flagCall(call, fn, args, fileIsTest, consts);
     if (opt) {
       options.push(opt);
       continue;

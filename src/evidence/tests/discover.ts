@@ -93,7 +93,10 @@ function scopeName(family: Family, node: SyntaxNode): string | null {
     case 'python': {
       if (node.type !== 'class_definition') return null;
       const name = node.childForFieldName('name')?.text ?? '';
-      return name.startsWith('Test') ? name : null;
+      // pytest also collects unittest classes whatever their name (`class BlackTestCase(BlackBaseTestCase)`).
+      const bases = node.childForFieldName('superclasses')?.namedChildren ?? [];
+      const unittest = bases.some((b) => b !== null && /(^|\.)\w*TestCase$/.test(b.text));
+      return name.startsWith('Test') || unittest ? name : null;
     }
     case 'go':
       return null;

@@ -21,6 +21,8 @@ interface Ranked {
   readonly nameScore: number;
   /** The test file is named after the subject (`command.allowExcessArguments.test.js`): the suite a maintainer keeps for it. */
   readonly dedicatedFile: boolean;
+  /** The name is the subject and nothing else (`test_hidden`, `TestFind`): the test a maintainer keeps for it. */
+  readonly namedExactly: boolean;
   readonly lines: number;
 }
 
@@ -42,11 +44,15 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
   for (const path of files) {
     const file = ctx.parsed(path);
     if (!file) continue;
-    const dedicatedFile = containsWords(words(path.slice(path.lastIndexOf('/') + 1)), key);
+    // `test_options.py` is the suite for `Option` as much as `test_option.py` would be.
+    const dedicatedFile = containsWords(words(path.slice(path.lastIndexOf('/') + 1)), key, true);
     for (const test of testsInFile(file)) {
-      const score = nameScore(subject, key, test);
-      if (score < 2 && mention.positions(test.body).length === 0) continue;
-      ranked.push({ test, passesOption: optionArg?.test(test.body) ?? false, nameScore: score, dedicatedFile, lines: test.endLine - test.startLine + 1 });
+      const mentioned = mention.positions(test.body).length > 0;
+      // A symbol's test uses it: `test_help_option` that never says `Option` is not a test of `Option`.
+      const score = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
+      if (score < 2 && !mentioned) continue;
+      const namedExactly = score === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');
+      ranked.push({ test, passesOption: optionArg?.test(test.body) ?? false, nameScore: score, dedicatedFile, namedExactly, lines: test.endLine - test.startLine + 1 });
     }
   }
   if (ranked.length === 0) {
@@ -57,6 +63,7 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
     (a, b) =>
       Number(b.nameScore === 3) - Number(a.nameScore === 3) ||
       specificity(b) - specificity(a) ||
+      Number(b.namedExactly) - Number(a.namedExactly) ||
       Number(b.dedicatedFile) - Number(a.dedicatedFile) ||
       a.lines - b.lines ||
       (a.test.path < b.test.path ? -1 : a.test.path > b.test.path ? 1 : 0) ||
@@ -116,10 +123,12 @@ function words(text: string): string[] {
  * Whole words in a row, so `Option` does not match `test_..._options_...` and
  * `line_length` does not match `read_cache_line_lengths`.
  */
-function containsWords(haystack: readonly string[], needle: readonly string[]): boolean {
+function containsWords(haystack: readonly string[], needle: readonly string[], plural = false): boolean {
   if (needle.length === 0) return false;
+  const last = needle.length - 1;
+  const same = (h: string | undefined, w: string, j: number) => h === w || (plural && j === last && h === `${w}s`);
   for (let i = 0; i + needle.length <= haystack.length; i++) {
-    if (needle.every((w, j) => haystack[i + j] === w)) return true;
+    if (needle.every((w, j) => same(haystack[i + j], w, j))) return true;
   }
   return false;
 }

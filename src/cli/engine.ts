@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import type { RoleProfile } from '../core/profile.js';
 import type { Engine } from '../core/resolution.js';
 import { recoverInterruptedApplies } from '../changes/apply.js';
+import type { CertifiedContextSource } from '../changes/deps.js';
+import { ChangeError, oneLine } from '../changes/model.js';
 import { createChangeTools, type ChangeTools } from '../changes/tools.js';
 import { sweepOrphanRuns } from '../repo/checkout.js';
+import { CertifiedEvidenceError, loadCertifiedEvidence } from '../resolve/certified-context.js';
 import { createEngine } from '../resolve/engine.js';
 import type { Db } from '../store/db.js';
 import { buildExplorers, runsRootOf } from '../workers/explorers.js';
@@ -32,6 +35,20 @@ export function createSessionEngine(p: SessionParts): Engine {
   return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile });
 }
 
+/** Certified artifact and claim ids for prepare_change; an id that cannot be served is invalid input (-32602). */
+function certifiedContext(p: SessionParts): CertifiedContextSource {
+  return {
+    load(ids) {
+      try {
+        return loadCertifiedEvidence(p.db, p.repositoryRoot, ids);
+      } catch (e) {
+        if (e instanceof CertifiedEvidenceError) throw new ChangeError('invalid_request', oneLine(e.message));
+        throw e;
+      }
+    },
+  };
+}
+
 /** The change tools, or undefined when the profile has no implementer or verifier. */
 export function createSessionChangeTools(p: SessionParts): ChangeTools | undefined {
   if (p.profile.implementer === null || p.profile.verifier === null) return undefined;
@@ -41,6 +58,7 @@ export function createSessionChangeTools(p: SessionParts): ChangeTools | undefin
     runsRoot: join(p.dataDir, 'change-runs'),
     profile: p.profile,
     env: p.env,
+    context: certifiedContext(p),
     sandbox: sandbox(),
   });
 }

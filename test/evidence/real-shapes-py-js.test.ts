@@ -167,7 +167,11 @@ const JS_SETTING: Files = {
     '    if (this._wrapLines) return text.split(" ").join("\\n");', // 12
     '    return text;', //                                       13
     '  }', //                                                    14
-    '}', //                                                      15
+    '', //                                                       15
+    '  copyFrom(other) {', //                                    16
+    '    this._wrapLines = other._wrapLines;', //                17
+    '  }', //                                                    18
+    '}', //                                                      19
   ),
 };
 
@@ -179,6 +183,7 @@ describe('runtime_flow on a JavaScript class setting', () => {
     expect(summary(result.payload)).toEqual([
       'producer lib/pager.js:7-7',
       'carrier lib/pager.js:3-3',
+      'transformation lib/pager.js:17-17',
       'precedence lib/pager.js:3-3',
       'consumer lib/pager.js:12-12',
     ]);

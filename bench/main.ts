@@ -1,6 +1,7 @@
 // `npm run bench -- <suite> [options]`: runs a benchmark suite, prints a
 // markdown table with the command that produced it, and with --write-readme
 // replaces the suite's marked section of README.md.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { arch, cpus, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -12,7 +13,8 @@ import { replaceSection } from './readme.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 
-const USAGE = 'usage: npm run bench -- mcp [--iterations N (100..100000)] [--pings N (10..10000)] [--write-readme]';
+const USAGE = `usage: npm run bench -- mcp [--iterations N (100..100000)] [--pings N (10..10000)] [--write-readme]
+       npm run bench -- evidence [--quick] [--write-readme]`;
 
 function bounded(value: string | undefined, fallback: number, min: number, max: number, flag: string): number {
   if (value === undefined) return fallback;
@@ -22,6 +24,10 @@ function bounded(value: string | undefined, fallback: number, min: number, max: 
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'evidence') {
+    // The evidence suite is its own entry point (it spawns servers and generates repositories).
+    return spawnSync(process.execPath, [join(here, 'evidence', 'main.js'), ...argv.slice(1)], { stdio: 'inherit' }).status ?? 1;
+  }
   let parsed;
   try {
     parsed = parseArgs({

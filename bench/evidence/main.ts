@@ -115,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
     progress('in-process resolutions on this repository');
     engine.push(await engineRow('this repository (worktree)', root, SELF_SUBJECT, scratch, plan.selfColdRepeats, plan));
 
-    const command = `node dist/bench/evidence/main.js${values.quick ? ' --quick' : ''}`;
+    const command = `npm run bench -- evidence${values.quick ? ' --quick' : ''}`;
     const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, 1-minute load average ${loadAtStart.toFixed(1)} at start`;
     const generated = repos.map((r) => `${repoLabel(r)} written and committed in ${r.seconds.toFixed(1)} s`).join('; ');
     const report = [

@@ -4,6 +4,10 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', performance: 'readonly', Buffer: 'readonly' } },
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

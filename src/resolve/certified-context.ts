@@ -12,7 +12,7 @@ import { subjectId } from '../core/need.js';
 import { integer, literal, object, SchemaError, stableStringify, string, tagged, type Infer } from '../core/schema.js';
 import { captureSnapshot, repositoryLineage } from '../repo/snapshot.js';
 import type { Db } from '../store/db.js';
-import { getCertificate, loadClaims, type CertificateRow, type ClaimRow, type DependencyRow } from '../store/evidence/certificates.js';
+import { getCertificate, loadClaims, type CertificateRow, type DependencyRow } from '../store/evidence/certificates.js';
 import { validatorDefinition } from '../validate/certificate.js';
 import { clip } from '../validate/snapshot-reader.js';
 import { FreshnessChecker } from './freshness.js';
@@ -195,7 +195,7 @@ export function loadCertifiedEvidence(db: Db, repoRoot: string, ids: CertifiedEv
     const id = raw as Digest;
     const { cert, claim } = vouching(db, 'claim', id, (certificateId) => {
       const c = getCertificate(db, certificateId);
-      const row = c && loadClaims(db, certificateId).find((r: ClaimRow) => r.claimId === id);
+      const row = c && loadClaims(db, certificateId).find((r) => r.claimId === id);
       return c && row ? { value: { cert: c, claim: row }, why: verdict(c, row.dependencies) } : null;
     });
     const payload = parsed('claim', id, () => claimPayloadSchema.parse(claim.payload, 'payload'));

@@ -77,6 +77,7 @@ const TRACE = {
   task: 'Trace how --dry-run stops the upload.',
 };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- results are asserted field by field
 type Structured = Record<string, any>;
 
 async function need(client: Client, args: object, onprogress?: (p: unknown) => void): Promise<{ structured: Structured; text: string }> {

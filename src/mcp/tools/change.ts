@@ -8,12 +8,9 @@ import {
   prepareChangeResultSchema,
   verifyChangeResultSchema,
   type PrepareChangeArgs,
-  type PrepareChangeResult,
   type VerifyChangeArgs,
-  type VerifyChangeResult,
 } from '../../changes/model.js';
 import { isProtectedPath, normalizeRelativePath } from '../../repo/paths.js';
-import type { FrozenSession } from '../freeze.js';
 
 const digest = string({ pattern: /^b3:[0-9a-f]{64}$/ });
 const text = (maxBytes: number) => string({ nonBlank: true, maxBytes });

@@ -7,12 +7,19 @@
 // whole with one line naming it; nothing is served on a guess.
 import { flowStepSchema, focusedTestsSchema, locationSchema, PAYLOAD_SCHEMAS, type FocusedTests, type Location } from '../core/contracts.js';
 import type { Digest } from '../core/digest.js';
-import { CHANGE_RUN, RESOLVER } from '../core/limits.js';
+import { CHANGE_RUN } from '../core/limits.js';
 import { subjectId } from '../core/need.js';
 import { integer, literal, object, SchemaError, stableStringify, string, tagged, type Infer } from '../core/schema.js';
 import { captureSnapshot, repositoryLineage } from '../repo/snapshot.js';
 import type { Db } from '../store/db.js';
-import { getCertificate, loadClaims, type CertificateRow, type DependencyRow } from '../store/evidence/certificates.js';
+import {
+  certificatesVouchingFor,
+  getCertificate,
+  isKnownEvidence,
+  loadClaims,
+  type CertificateRow,
+  type DependencyRow,
+} from '../store/evidence/certificates.js';
 import { validatorDefinition } from '../validate/certificate.js';
 import { clip } from '../validate/snapshot-reader.js';
 import { FreshnessChecker } from './freshness.js';
@@ -68,28 +75,6 @@ const claimPayloadSchema = tagged('kind', {
 });
 type ClaimPayload = Infer<typeof claimPayloadSchema>;
 
-/**
- * Certificates that may vouch for an artifact or a claim, newest first:
- * certified (the certification row committed) and bounded like resolver candidates.
- */
-function certificateIds(db: Db, kind: 'artifact' | 'claim', id: string): Digest[] {
-  const sql =
-    kind === 'artifact'
-      ? `SELECT c.id FROM evidence_certificates c JOIN evidence_certifications k ON k.certificate_id = c.id
-         WHERE c.artifact_id = ? ORDER BY c.issued_unix_ms DESC, c.id LIMIT ?`
-      : `SELECT c.id FROM evidence_claim_origins o
-         JOIN evidence_certificates c ON c.id = o.certificate_id
-         JOIN evidence_certifications k ON k.certificate_id = c.id
-         WHERE o.claim_id = ? ORDER BY c.issued_unix_ms DESC, c.id LIMIT ?`;
-  return (db.prepare(sql).all(id, RESOLVER.maxCandidates) as { id: Digest }[]).map((r) => r.id);
-}
-
-/** Whether the store has ever seen the id, so "unknown" and "not certified" read differently. */
-function isKnown(db: Db, kind: 'artifact' | 'claim', id: string): boolean {
-  const table = kind === 'artifact' ? 'evidence_artifacts' : 'evidence_claims';
-  return db.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined;
-}
-
 function span(l: Location): string {
   return l.start_line === l.end_line ? `${l.path}:${l.start_line}` : `${l.path}:${l.start_line}-${l.end_line}`;
 }
@@ -142,14 +127,14 @@ function parsed<T>(kind: 'artifact' | 'claim', id: Digest, parse: () => T): T {
 /** Resolves the first certificate that vouches for the id, or throws the reason the newest one does not. */
 function vouching<T>(db: Db, kind: 'artifact' | 'claim', id: Digest, check: (certificateId: Digest) => { value: T; why: string | null } | null): T {
   let firstReason: string | null = null;
-  for (const certificateId of certificateIds(db, kind, id)) {
+  for (const certificateId of certificatesVouchingFor(db, kind, id)) {
     const r = check(certificateId);
     if (!r) continue;
     if (r.why === null) return r.value;
     firstReason ??= r.why;
   }
   if (firstReason !== null) throw new CertifiedEvidenceError(id, kind, firstReason);
-  throw new CertifiedEvidenceError(id, kind, isKnown(db, kind, id) ? 'has no certified certificate' : 'is not known to this evidence store');
+  throw new CertifiedEvidenceError(id, kind, isKnownEvidence(db, kind, id) ? 'has no certified certificate' : 'is not known to this evidence store');
 }
 
 function artifactPrimary(cert: CertificateRow): Location {

@@ -289,3 +289,25 @@ export function loadClaims(db: Db, certificateId: Digest): ClaimRow[] {
     dependencies: deps.all(certificateId, r.claim_id) as DependencyRow[],
   }));
 }
+
+/**
+ * Certificates that may vouch for an artifact or a claim, newest first:
+ * certified (the certification row committed) and bounded like resolver candidates.
+ */
+export function certificatesVouchingFor(db: Db, kind: 'artifact' | 'claim', id: string): Digest[] {
+  const sql =
+    kind === 'artifact'
+      ? `SELECT c.id FROM evidence_certificates c JOIN evidence_certifications k ON k.certificate_id = c.id
+         WHERE c.artifact_id = ? ORDER BY c.issued_unix_ms DESC, c.id LIMIT ?`
+      : `SELECT c.id FROM evidence_claim_origins o
+         JOIN evidence_certificates c ON c.id = o.certificate_id
+         JOIN evidence_certifications k ON k.certificate_id = c.id
+         WHERE o.claim_id = ? ORDER BY c.issued_unix_ms DESC, c.id LIMIT ?`;
+  return (db.prepare(sql).all(id, RESOLVER.maxCandidates) as { id: Digest }[]).map((r) => r.id);
+}
+
+/** Whether the store has ever seen the id, so "unknown" and "not certified" read differently. */
+export function isKnownEvidence(db: Db, kind: 'artifact' | 'claim', id: string): boolean {
+  const table = kind === 'artifact' ? 'evidence_artifacts' : 'evidence_claims';
+  return db.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined;
+}

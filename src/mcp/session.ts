@@ -7,11 +7,12 @@ import { prepareText, verifyText } from '../changes/tools.js';
 import { blake3 } from '../core/digest.js';
 import { MCP } from '../core/limits.js';
 import { compileNeed, NeedCompileError, type CompiledNeed } from '../core/need.js';
+import type { Relation } from '../core/relation.js';
 import type { Engine, EngineResult } from '../core/resolution.js';
 import { SchemaError, stableStringify, type Schema } from '../core/schema.js';
 import type { Db } from '../store/db.js';
 import { insertSession, setSessionProtocol } from '../store/sessions.js';
-import { addStepEvent, beginStep, finishStep } from '../store/steps.js';
+import { addStepEvent, beginStep, finishStep, type StepOutcome } from '../store/steps.js';
 import { bypassResult } from './bypass-engine.js';
 import type { CallContext, CallOutcome, ProtocolVersion, ToolHost } from './connection.js';
 import type { FrozenSession } from './freeze.js';
@@ -26,12 +27,45 @@ import {
   verifyChangeResultSchema,
   type ChangeTools,
 } from './tools/change.js';
-import { parseNeedContext } from './tools/need-context.js';
+import { parseNeedContext, type NeedContextOutput } from './tools/need-context.js';
 
 export const CANCELLED_MESSAGE = 'request cancelled; nothing was delivered for this need';
 
 /** -32602: thrown only before any side effect. */
 class InvalidParams extends Error {}
+
+/** The need ledger itself could not be written; nothing of this step's end was stored. */
+class LedgerWriteError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(firstLine(cause));
+  }
+}
+
+/** How a step ends: the stored outcome, and for a delivered answer its projection. */
+type StepEnding =
+  | { readonly kind: 'delivered'; readonly outcome: StepOutcome; readonly output: NeedContextOutput }
+  | { readonly kind: 'cancelled'; readonly outcome: StepOutcome }
+  | { readonly kind: 'failed'; readonly outcome: StepOutcome; readonly error: unknown };
+
+function cancelledEnding(): StepEnding {
+  return {
+    kind: 'cancelled',
+    outcome: { status: 'cancelled', resolutionKind: null, satisfied: [], missing: [], resultDigest: null, event: 'cancelled', detail: CANCELLED_MESSAGE },
+  };
+}
+
+function failedEnding(error: unknown): StepEnding {
+  const detail = `need_context failed: ${firstLine(error)}`;
+  return {
+    kind: 'failed',
+    error,
+    outcome: { status: 'failed', resolutionKind: null, satisfied: [], missing: [], resultDigest: null, event: 'failed', detail },
+  };
+}
+
+function ledgerError(e: unknown): CallOutcome {
+  return { kind: 'result', result: toolError(`need_context failed: the need ledger could not be written (${firstLine(e)})`) };
+}
 
 const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
 
@@ -142,10 +176,12 @@ export class McpSession implements ToolHost {
   }
 
   private async needContext(args: unknown, need: CompiledNeed, ctx: CallContext): Promise<CallOutcome> {
-    const started = performance.now();
+    const started = process.hrtime.bigint();
     const admission = this.ledger.admit(need);
     const step = { ordinal: admission.ordinal, relation: admission.relation };
     let stepId: number;
+    // The step and its `requested` event are their own commit, before any
+    // resolution: a crash while resolving leaves a visible unfinished step.
     try {
       stepId = beginStep(this.db, {
         sessionId: this.frozen.sessionId,
@@ -159,74 +195,85 @@ export class McpSession implements ToolHost {
       });
     } catch (e) {
       this.log(`cannot persist need step ${step.ordinal}: ${firstLine(e)}`);
-      return { kind: 'result', result: toolError(`need_context failed: the need ledger could not be written (${firstLine(e)})`) };
+      return ledgerError(e);
     }
 
-    let result: EngineResult;
+    let ending: StepEnding | null = null;
+    const settle = (result: EngineResult): StepEnding => {
+      // A cancel that arrived while the engine was finishing still wins: the
+      // client has stopped waiting for this answer.
+      const end = ctx.signal.aborted ? cancelledEnding() : this.project(need, step, result);
+      try {
+        finishStep(this.db, stepId, end.outcome);
+      } catch (e) {
+        throw new LedgerWriteError(e);
+      }
+      return end;
+    };
     try {
-      result = admission.withinLimit
+      const result = admission.withinLimit
         ? await this.engine.resolve(need, {
             cacheOnly: this.frozen.cacheOnly,
             modelWorkersLeft: admission.modelWorkersLeft,
             signal: ctx.signal,
             ...(ctx.progress ? { onProgress: ctx.progress } : {}),
+            commit: (r) => void (ending = settle(r)),
           })
         : bypassResult(need, NEED_LIMIT_REASON);
+      // Engines that store nothing of their own never call `commit`.
+      ending ??= settle(result);
+      if (ending.kind === 'delivered' && admission.withinLimit)
+        this.ledger.record(need, ending.output.satisfied, result.modelWorkersStarted);
     } catch (e) {
+      if (e instanceof LedgerWriteError) {
+        this.log(`cannot finish need step ${step.ordinal}: ${firstLine(e.cause)}`);
+        return ledgerError(e.cause);
+      }
       return this.failStep(stepId, ctx.signal.aborted ? null : e);
     }
-    // A cancel that arrived while the engine was finishing still wins: the
-    // client has stopped waiting for this answer.
-    if (ctx.signal.aborted) return this.failStep(stepId, null);
+    if (ending.kind !== 'delivered') {
+      if (ending.kind === 'failed') this.log(`need_context failed: ${(ending.error as Error)?.stack ?? String(ending.error)}`);
+      return { kind: 'result', result: toolError(ending.outcome.detail!) };
+    }
+    const modern = ctx.protocolVersion === MCP.latestProtocolVersion;
+    return {
+      kind: 'result',
+      result: toolResult(ending.output.context, ending.output, modern, this.meta(need.requestDigest, started)),
+      delivered: () => this.recordDelivered(stepId),
+    };
+  }
 
-    let output;
+  private project(need: CompiledNeed, step: { ordinal: number; relation: Relation }, result: EngineResult): StepEnding {
+    let output: NeedContextOutput;
     try {
       output = projectNeedResult(need, step, result);
     } catch (e) {
-      return this.failStep(stepId, e);
+      return failedEnding(e);
     }
-    const bypass = output.resolution.kind === 'bypass';
-    try {
-      finishStep(this.db, stepId, {
+    return {
+      kind: 'delivered',
+      output,
+      outcome: {
         status: output.status,
         resolutionKind: output.resolution.kind,
         satisfied: output.satisfied,
         missing: output.missing,
         resultDigest: output.result_digest,
-        event: bypass ? 'native_fallback' : 'resolved',
-      });
-    } catch (e) {
-      this.log(`cannot finish need step ${step.ordinal}: ${firstLine(e)}`);
-      return { kind: 'result', result: toolError(`need_context failed: the need ledger could not be written (${firstLine(e)})`) };
-    }
-    if (admission.withinLimit) this.ledger.record(need, output.satisfied, result.modelWorkersStarted);
-    const modern = ctx.protocolVersion === MCP.latestProtocolVersion;
-    return {
-      kind: 'result',
-      result: toolResult(output.context, output, modern, this.meta(need.requestDigest, started)),
-      delivered: () => this.recordDelivered(stepId),
+        event: output.resolution.kind === 'bypass' ? 'native_fallback' : 'resolved',
+      },
     };
   }
 
   /** Stores a cancelled (error null) or failed step and answers with a one-line tool error. */
   private failStep(stepId: number, error: unknown): CallOutcome {
-    const cancelled = error === null;
-    const message = cancelled ? CANCELLED_MESSAGE : `need_context failed: ${firstLine(error)}`;
-    if (!cancelled) this.log(`need_context failed: ${(error as Error)?.stack ?? String(error)}`);
+    const end = error === null ? cancelledEnding() : failedEnding(error);
+    if (end.kind === 'failed') this.log(`need_context failed: ${(error as Error)?.stack ?? String(error)}`);
     try {
-      finishStep(this.db, stepId, {
-        status: cancelled ? 'cancelled' : 'failed',
-        resolutionKind: null,
-        satisfied: [],
-        missing: [],
-        resultDigest: null,
-        event: cancelled ? 'cancelled' : 'failed',
-        detail: message,
-      });
+      finishStep(this.db, stepId, end.outcome);
     } catch (e) {
       this.log(`cannot record the end of a need step: ${firstLine(e)}`);
     }
-    return { kind: 'result', result: toolError(message) };
+    return { kind: 'result', result: toolError(end.outcome.detail!) };
   }
 
   private recordDelivered(stepId: number): void {
@@ -237,18 +284,18 @@ export class McpSession implements ToolHost {
     }
   }
 
-  private meta(requestDigest: string, started: number) {
+  private meta(requestDigest: string, started: bigint) {
     return {
       interface_digest: this.frozen.interfaceDigest,
       session_digest: this.frozen.sessionDigest,
       request_digest: requestDigest,
-      elapsed_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      elapsed_ms: Number((process.hrtime.bigint() - started) / 1_000n) / 1000,
     };
   }
 
   private async changeCall(name: ToolName, args: unknown, ctx: CallContext): Promise<CallOutcome> {
     const tools = this.changeTools!;
-    const started = performance.now();
+    const started = process.hrtime.bigint();
     const toolCtx = { signal: ctx.signal };
     let run: () => Promise<{ structured: object; text: string }>;
     let schema: Schema<object>;

@@ -105,32 +105,10 @@ export function createEngine(deps: EngineDeps): Engine {
     }
     const workersRun = ladder?.workersRun ?? 0;
     const nowMs = now();
-    if (sufficiency) storeSufficiency(deps.db, { ...sufficiency, kind }, nowMs);
     const avoided = outcome.cacheHit
       ? outcome.served.filter((u) => !issued.has(u.certificate.certificateId)).flatMap((u) => (u.certificate.workerRunId === null ? [] : [u.certificate.workerRunId]))
       : [];
-    recordResolution(
-      deps.db,
-      {
-        needId: need.id,
-        requestDigest: need.requestDigest,
-        route: need.route,
-        subjectKind: need.subject.kind,
-        subjectName: need.subject.name,
-        kind,
-        satisfied: outcome.satisfied,
-        missing: outcome.missing,
-        cacheHit: outcome.cacheHit && workersRun === 0,
-        workersRun,
-        sufficiencyId: sufficiency?.id ?? null,
-        contextBytes: Buffer.byteLength(context),
-        durationMs: Math.max(0, nowMs - started),
-        avoidedRuns: workersRun === 0 ? avoided : [],
-      },
-      nowMs,
-    );
-    const resultDigest = canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish();
-    return {
+    const result: EngineResult = {
       resolution: outcome.resolution,
       satisfied: outcome.satisfied,
       missing: outcome.missing,
@@ -140,8 +118,34 @@ export function createEngine(deps: EngineDeps): Engine {
       modelWorkersStarted: ladder?.modelWorkersStarted ?? 0,
       reuseUnit: outcome.reuseUnit,
       claimIds: outcome.claimIds,
-      resultDigest,
+      resultDigest: canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish(),
     };
+    // Each commit is an fsync: the answer's rows and the caller's go in one.
+    deps.db.transaction(() => {
+      if (sufficiency) storeSufficiency(deps.db, { ...sufficiency, kind }, nowMs);
+      recordResolution(
+        deps.db,
+        {
+          needId: need.id,
+          requestDigest: need.requestDigest,
+          route: need.route,
+          subjectKind: need.subject.kind,
+          subjectName: need.subject.name,
+          kind,
+          satisfied: outcome.satisfied,
+          missing: outcome.missing,
+          cacheHit: outcome.cacheHit && workersRun === 0,
+          workersRun,
+          sufficiencyId: sufficiency?.id ?? null,
+          contextBytes: Buffer.byteLength(context),
+          durationMs: Math.max(0, nowMs - started),
+          avoidedRuns: workersRun === 0 ? avoided : [],
+        },
+        nowMs,
+      );
+      opts.commit?.(result);
+    })();
+    return result;
   }
 
   async function resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {

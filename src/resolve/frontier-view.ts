@@ -35,14 +35,13 @@ const OPEN = 'NEEDLE_CONTEXT';
 
 /** Untrusted text on one line: no control characters, no block markers. */
 export function defang(text: string): string {
-  return [...text]
-    .map((ch) => {
-      const code = ch.codePointAt(0)!;
-      return code < 0x20 || code === 0x7f || code === 0x2028 || code === 0x2029 ? ' ' : ch;
-    })
-    .join('')
-    .replace(/\[\s*(\/?)\s*NEEDLE_CONTEXT/gi, '(ESCAPED$1NEEDLE_CONTEXT')
-    .replace(/NEEDLE_CONTEXT\s*\]/gi, 'NEEDLE_CONTEXT)');
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- control characters are what this removes
+      .replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ')
+      .replace(/\[\s*(\/?)\s*NEEDLE_CONTEXT/gi, '(ESCAPED$1NEEDLE_CONTEXT')
+      .replace(/NEEDLE_CONTEXT\s*\]/gi, 'NEEDLE_CONTEXT)')
+  );
 }
 
 function clipLine(text: string, max: number = EVIDENCE_STORE.excerptLineMaxChars): string {

@@ -28,6 +28,8 @@ export function isInitialized(db: Db): boolean {
 }
 
 function seedDefaults(db: Db): boolean {
+  // IMMEDIATE: two servers starting on a new data directory must not both
+  // read "not initialized" and then race to write.
   return db.transaction(() => {
     if (isInitialized(db)) return false;
     for (const route of ROUTE_IDS) setRouteEnabled(db, route, true);
@@ -35,7 +37,7 @@ function seedDefaults(db: Db): boolean {
     activateProfile(db, BUILTIN_PROFILE_ID, digest);
     setSetting(db, INITIALIZED_KEY, String(Date.now()));
     return true;
-  })();
+  }).immediate();
 }
 
 /** Opens (and migrates) the data directory, creating defaults when it was never initialized. */

@@ -35,35 +35,37 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
 }
 
 function migrate(db: Db, migrations: readonly Migration[]): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL,
-    checksum TEXT NOT NULL,
-    applied_unix_ms INTEGER NOT NULL
-  ) STRICT`);
-  const applied = new Map(
-    (db.prepare('SELECT id, name, checksum FROM schema_migrations').all() as { id: number; name: string; checksum: string }[]).map(
-      (r) => [r.id, r],
-    ),
-  );
-  const known = new Set(migrations.map((m) => m.id));
-  for (const id of applied.keys())
-    if (!known.has(id))
-      throw new StoreError(`database has migration ${id} that this version of needle does not know; use a newer needle`);
-  const insert = db.prepare('INSERT INTO schema_migrations (id, name, checksum, applied_unix_ms) VALUES (?, ?, ?, ?)');
-  for (const m of [...migrations].sort((a, b) => a.id - b.id)) {
-    const checksum = blake3(m.sql);
-    const row = applied.get(m.id);
-    if (row) {
-      if (row.checksum !== checksum)
-        throw new StoreError(
-          `migration ${m.id} (${m.name}) changed after it was applied (stored ${row.checksum.slice(0, 15)}…, now ${checksum.slice(0, 15)}…); refusing to start`,
-        );
-      continue;
-    }
-    db.transaction(() => {
+  // One IMMEDIATE transaction for the whole check-and-apply: several processes
+  // may open a new data directory at once, and only one may apply a migration.
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      checksum TEXT NOT NULL,
+      applied_unix_ms INTEGER NOT NULL
+    ) STRICT`);
+    const applied = new Map(
+      (db.prepare('SELECT id, name, checksum FROM schema_migrations').all() as { id: number; name: string; checksum: string }[]).map(
+        (r) => [r.id, r],
+      ),
+    );
+    const known = new Set(migrations.map((m) => m.id));
+    for (const id of applied.keys())
+      if (!known.has(id))
+        throw new StoreError(`database has migration ${id} that this version of needle does not know; use a newer needle`);
+    const insert = db.prepare('INSERT INTO schema_migrations (id, name, checksum, applied_unix_ms) VALUES (?, ?, ?, ?)');
+    for (const m of [...migrations].sort((a, b) => a.id - b.id)) {
+      const checksum = blake3(m.sql);
+      const row = applied.get(m.id);
+      if (row) {
+        if (row.checksum !== checksum)
+          throw new StoreError(
+            `migration ${m.id} (${m.name}) changed after it was applied (stored ${row.checksum.slice(0, 15)}…, now ${checksum.slice(0, 15)}…); refusing to start`,
+          );
+        continue;
+      }
       db.exec(m.sql);
       insert.run(m.id, m.name, checksum, Date.now());
-    })();
-  }
+    }
+  }).immediate();
 }

@@ -19,8 +19,16 @@ export type Scope = (typeof SCOPES)[number];
 /** Bump when a validator rule changes: certificates issued under older rules stop being served. */
 export const VALIDATOR_REVISION = 1;
 
+// Constant per predicate, and looked up for every candidate on every cache lookup.
+const validatorDefinitions = new Map<Predicate, Digest>();
+
 export function validatorDefinition(predicate: Predicate): Digest {
-  return canonical('semantic-validator-definition').text('needle.evidence/1').u32(VALIDATOR_REVISION).u8(predicateTag(predicate)).finish();
+  let digest = validatorDefinitions.get(predicate);
+  if (!digest) {
+    digest = canonical('semantic-validator-definition').text('needle.evidence/1').u32(VALIDATOR_REVISION).u8(predicateTag(predicate)).finish();
+    validatorDefinitions.set(predicate, digest);
+  }
+  return digest;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,7 +1,9 @@
 // The foundation store on a real SQLite file: defaults, checksummed
 // migrations, immutable digest-addressed profile revisions and the need
 // ledger's constraints.
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { blake3 } from '../../src/core/digest.js';
 import { BUILTIN_LOCAL_PROFILE, type RoleProfile } from '../../src/core/profile.js';
@@ -12,11 +14,29 @@ import { activateProfile, createProfileRevision, getActiveProfile, getProfileRev
 import { insertSession } from '../../src/store/sessions.js';
 import { enabledRoutes, listRoutes, setRouteEnabled } from '../../src/store/settings.js';
 import { beginStep, finishStep, listSteps } from '../../src/store/steps.js';
-import { cleanupAll, tempDir } from '../mcp/fixtures.js';
+import { cleanupAll, ROOT, requireBuild, tempDir } from '../mcp/fixtures.js';
 
 afterAll(cleanupAll);
 
 describe('data directory', () => {
+  it('is initialized exactly once when several processes open a new one at the same moment', async () => {
+    requireBuild();
+    const dir = tempDir();
+    const module = pathToFileURL(join(ROOT, 'dist/src/store/datadir.js')).href;
+    const script = `const m = await import(${JSON.stringify(module)}); m.openDataDir(${JSON.stringify(dir)}).db.close();`;
+    const codes = await Promise.all(
+      Array.from({ length: 4 }, () => new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+        child.on('exit', resolve);
+      })),
+    );
+    expect(codes).toEqual([0, 0, 0, 0]);
+    const db = openDb(join(dir, 'needle.sqlite3'));
+    expect((db.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
+    expect(listProfiles(db).map((p) => [p.id, p.revisions])).toEqual([['local', 1]]);
+    db.close();
+  });
+
   it('is created with WAL, foreign keys, three enabled routes and the active built-in profile local', () => {
     const dir = tempDir();
     const first = openDataDir(dir);

@@ -148,13 +148,17 @@ export class Classifier {
       if (call && !pendingCall) {
         const args = n.childForFieldName(call[1]);
         if (args && within(prev, args)) {
-          if (this.producesValue(n)) return this.step('producer', n, this.producerText(n));
-          pendingCall = n;
+          if (this.producesValue(n)) return this.producerVerdict(n);
+          const configuring = this.configuringCall(n);
+          if (configuring) return configuring;
+          // `a.or(b)` combines `b` with `a`; the statement around it decides the role.
+          if (!DEFAULTING_CALL.test(calleeName(n, call[0]))) pendingCall = n;
         }
       }
       // `return layout(opts.width)` returns what the callee made of the value, not the value.
-      if (this.s.returns.has(n.type) && !pendingCall) {
+      if ((this.s.returns.has(n.type) || this.isTailExpression(n)) && !pendingCall) {
         const fn = enclosingFunctionName(this.family, n);
+        if (this.combines(n)) return this.step('precedence', n, `\`${fn ?? 'module'}\` returns \`${snippet(n.text, 80)}\`, which combines sources`);
         return this.step('transformation', n, `\`${snippet(referenceText(start), 60)}\` returned from \`${fn ?? 'module'}\``);
       }
     }
@@ -171,6 +175,33 @@ export class Classifier {
       return this.step('producer', start, `option name \`${snippet(stringContent(start), 40)}\` declared${where ? ` in \`${where}\`` : ''}`);
     }
     return { kind: 'unaccounted' };
+  }
+
+  /**
+   * `let path = match env::var_os("APP_PATH") { … }`: the value enters the
+   * program here and lives on in the local, which the trace follows.
+   */
+  private producerVerdict(call: SyntaxNode): Verdict {
+    const verdict = this.step('producer', call, this.producerText(call));
+    let prev = call;
+    for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {
+      const binding = this.s.bindings[n.type];
+      if (!binding) continue;
+      const target = n.childForFieldName(binding[0]);
+      const value = n.childForFieldName(binding[1]);
+      if (!target || !value || !within(prev, value) || target.type !== 'identifier' || this.spellings.mentions(target.text)) return verdict;
+      const scope = enclosingFunction(this.family, n);
+      if (!scope) return verdict;
+      return { ...verdict, carrier: { node: n, description: `local \`${target.text}\` carries the value` }, hop: { name: target.text, scope, origin: n } };
+    }
+    return verdict;
+  }
+
+  /** Rust's last expression of a function body, which is its return value. */
+  private isTailExpression(n: SyntaxNode): boolean {
+    const block = n.parent;
+    if (this.family !== 'rust' || block?.type !== 'block' || block.lastNamedChild?.equals(n) !== true) return false;
+    return n.type !== 'expression_statement' && !n.type.endsWith('_item') && n.type !== 'let_declaration' && this.s.functions.has(block.parent?.type ?? '');
   }
 
   /** A type or function named after the carrier: the option's own definition, or an accessor that carries it. */
@@ -192,15 +223,34 @@ export class Classifier {
     return null;
   }
 
-  /** `builder.crlf(true)`: a call of a method named after the carrier sets it on another object. */
+  /**
+   * `builder.hidden(x)`, `.max_depth(config.max_depth)`: a method named after
+   * the carrier configures another object's behaviour with the value, which is
+   * where the value takes effect.
+   */
   private setterCall(leaf: SyntaxNode): Verdict | null {
     const member = leaf.parent;
     const call = member?.parent;
     if (!member || !call || !MEMBER_TYPES.has(member.type) || !(call.type in this.s.calls)) return null;
-    const [calleeField, argsField] = this.s.calls[call.type]!;
+    const [calleeField] = this.s.calls[call.type]!;
     if (!call.childForFieldName(calleeField)?.equals(member) || member.lastNamedChild?.equals(leaf) !== true) return null;
-    const args = snippet(call.childForFieldName(argsField)?.text ?? '()', 60);
-    return this.step('transformation', call, `\`${snippet(member.text, 60)}${args}\` sets \`${leaf.text}\` on another object`);
+    return this.configuringCall(call);
+  }
+
+  /** The call when its method is named after the carrier (`.max_depth(…)`), else null. */
+  private configuringCall(call: SyntaxNode): Verdict | null {
+    const [calleeField, argsField] = this.s.calls[call.type]!;
+    const member = call.childForFieldName(calleeField);
+    const method = member && MEMBER_TYPES.has(member.type) ? member.lastNamedChild : null;
+    if (!method || !this.spellings.mentions(method.text) || method.text !== lastName(member!)) return null;
+    const args = call.childForFieldName(argsField);
+    if (!args || args.namedChildCount === 0) return null;
+    const receiver = snippet(rootOf(member!).text, 40);
+    const fn = enclosingFunctionName(this.family, call);
+    return {
+      ...this.step('consumer', call, `\`.${method.text}${snippet(args.text, 60)}\` configures \`${receiver}\`${fn ? ` in \`${fn}\`` : ''}`),
+      from: method,
+    };
   }
 
   private step(role: FlowRole, node: SyntaxNode, description: string): Verdict & { kind: 'step' } {
@@ -446,6 +496,16 @@ function referenceText(n: SyntaxNode): string {
   let cur = n;
   while (cur.parent && MEMBER_TYPES.has(cur.parent.type)) cur = cur.parent;
   return cur.text;
+}
+
+/** The start of a member chain: `builder` in `builder.hidden(x).max_depth(y)`. */
+function rootOf(n: SyntaxNode): SyntaxNode {
+  let cur = n;
+  for (;;) {
+    const inner = MEMBER_TYPES.has(cur.type) ? cur.namedChildren[0] : cur.type.startsWith('call') ? cur.namedChildren[0] : null;
+    if (!inner) return cur;
+    cur = inner;
+  }
 }
 
 function lastName(target: SyntaxNode): string | null {

@@ -1,8 +1,9 @@
 // focused_tests (SPEC §7): the most specific test that exercises the subject,
 // with the exact command that runs only it. "Specific" means, in order: the
-// test is the subject; then it passes the option on a command line and/or its
-// own name carries the subject; then it is short. Ties break by path and line so the answer
-// is deterministic.
+// test is the subject; then it passes the option on a command line (a test
+// merely named after a flag exercises it less surely than one that passes it);
+// then its own name carries the subject; then it is short. Ties break by path
+// and line so the answer is deterministic.
 import { focusedTestsSchema, type FocusedTests, type Location } from '../../core/contracts.js';
 import { TEST_FINDER } from '../../core/limits.js';
 import { isTestPath, type AnalysisContext } from '../context.js';
@@ -23,6 +24,8 @@ interface Ranked {
   readonly dedicatedFile: boolean;
   /** The name is the subject and nothing else (`test_hidden`, `TestFind`): the test a maintainer keeps for it. */
   readonly namedExactly: boolean;
+  /** Distinct options the body passes: a command line that sets fewer other options isolates the subject better. */
+  readonly otherOptions: number;
   readonly lines: number;
 }
 
@@ -38,6 +41,7 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
   const mention = extra ? new Spellings([...spellings.identifiers, extra], spellings.dashed) : spellings;
 
   const optionArg = subject.kind === 'cli_option' ? optionArgument(spellings) : null;
+  const carrierUse = subject.kind === 'cli_option' ? carrierUsage(spellings, primary?.symbol ?? null) : null;
   const files = candidateFiles(ctx, mention);
   const ranked: Ranked[] = [];
   const key = words(spellings.identifiers[0]!);
@@ -47,12 +51,14 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
     // `test_options.py` is the suite for `Option` as much as `test_option.py` would be.
     const dedicatedFile = containsWords(words(path.slice(path.lastIndexOf('/') + 1)), key, true);
     for (const test of testsInFile(file)) {
-      const mentioned = mention.positions(test.body).length > 0;
+      const passesOption = optionArg?.test(test.body) ?? false;
+      // An option's test passes it or touches its carrier; `r.height` in a renderer test is another `height`.
+      const mentioned = carrierUse ? passesOption || carrierUse.test(test.body) : mention.positions(test.body).length > 0;
       // A symbol's test uses it: `test_help_option` that never says `Option` is not a test of `Option`.
       const score = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
       if (score < 2 && !mentioned) continue;
       const namedExactly = score === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');
-      ranked.push({ test, passesOption: optionArg?.test(test.body) ?? false, nameScore: score, dedicatedFile, namedExactly, lines: test.endLine - test.startLine + 1 });
+      ranked.push({ test, passesOption, nameScore: score, dedicatedFile, namedExactly, otherOptions: optionArg ? distinctOptions(test.body) : 0, lines: test.endLine - test.startLine + 1 });
     }
   }
   if (ranked.length === 0) {
@@ -65,6 +71,7 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
       specificity(b) - specificity(a) ||
       Number(b.namedExactly) - Number(a.namedExactly) ||
       Number(b.dedicatedFile) - Number(a.dedicatedFile) ||
+      a.otherOptions - b.otherOptions ||
       a.lines - b.lines ||
       (a.test.path < b.test.path ? -1 : a.test.path > b.test.path ? 1 : 0) ||
       a.test.startLine - b.test.startLine,
@@ -101,12 +108,33 @@ function candidateFiles(ctx: AnalysisContext, spellings: Spellings): string[] {
   return [...tests, ...rustSources].slice(0, TEST_FINDER.maxCandidateFiles);
 }
 
-/** Passing the option and carrying its name weigh the same; together they beat either. */
-const specificity = (r: Ranked): number => Math.min(r.nameScore, 2) + (r.passesOption ? 2 : 0);
+/** Passing the option outweighs carrying its name; together they beat either. */
+const specificity = (r: Ranked): number => Math.min(r.nameScore, 2) + (r.passesOption ? 3 : 0);
 
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `"--crlf"`, `"--width=80"`, or a word of a command line written as one string (`"fd --hidden foo"`). */
 function optionArgument(spellings: Spellings): RegExp {
-  const name = (spellings.dashed ?? spellings.identifiers[0]!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`["'\`]--${name}(=[^"'\`]*)?["'\`]`);
+  const name = escapeRe(spellings.dashed ?? spellings.identifiers[0]!);
+  return new RegExp(`(["'\`]|["'\`][^"'\`\n]*\\s)--${name}(=[^"'\`]*|\\s[^"'\`\n]*)?["'\`]`);
+}
+
+function distinctOptions(body: string): number {
+  return new Set([...body.matchAll(/["'`\s]--([A-Za-z][\w-]*)/g)].map((m) => m[1])).size;
+}
+
+/**
+ * The option's carrier used as a field, attribute or keyword (`opts.Height`,
+ * `args.dry_run`, `dry_run=True`, `Options{Width: 3}`). A one-word spelling
+ * counts only when it is the declared carrier itself: `height` alone is too
+ * common a word to tie a test to `--height`.
+ */
+function carrierUsage(spellings: Spellings, carrier: string | null): RegExp {
+  const names = spellings.identifiers.filter((s) => words(s).length > 1 || s === carrier);
+  if (carrier && /^[A-Za-z_$][\w$]*$/.test(carrier) && !names.includes(carrier)) names.push(carrier);
+  if (names.length === 0) return /(?!)/;
+  const alt = names.map(escapeRe).join('|');
+  return new RegExp(`(\\.(${alt})(?![\\w$])|(?<![\\w$.])(${alt})\\s*(=(?!=)|:(?!:)))`);
 }
 
 /** Lower-case words of an identifier, title or file name: `allowExcessArguments()` → allow, excess, arguments. */

@@ -23,7 +23,9 @@ describe('data directory', () => {
     requireBuild();
     const dir = tempDir();
     const module = pathToFileURL(join(ROOT, 'dist/src/store/datadir.js')).href;
-    const script = `const m = await import(${JSON.stringify(module)}); m.openDataDir(${JSON.stringify(dir)}).db.close();`;
+    // Every process loads first, then all open the directory at the same instant.
+    const at = Date.now() + 3_000;
+    const script = `const m = await import(${JSON.stringify(module)}); while (Date.now() < ${at}); m.openDataDir(${JSON.stringify(dir)}).db.close();`;
     const codes = await Promise.all(
       Array.from({ length: 4 }, () => new Promise<number | null>((resolve) => {
         const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });

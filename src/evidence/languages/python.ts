@@ -23,7 +23,8 @@ const BODY_STOP = new Set(['block', 'module']);
 const OPTION_CALLS = new Set(['add_argument', 'add_option']);
 const CLICK_CALLS = new Set(['option', 'Option']);
 const KEY_READ_METHODS = new Set(['get', 'getint', 'getfloat', 'getboolean', 'getlist', 'setdefault', 'pop']);
-const SETTINGS_CLASS = /config|settings|options|conf$/i;
+// click keeps its settings on `Context` (`auto_envvar_prefix`), as many CLIs keep theirs on a context object.
+const SETTINGS_CLASS = /config|settings|options|conf$|context$/i;
 
 const isEnviron = (obj: SyntaxNode): boolean => /(^|\.)environ$/.test(obj.text);
 

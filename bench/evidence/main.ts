@@ -121,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
     const report = [
       `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules (${generated}; repositories under \`${dirname(repoScratch)}\`, data directories under \`${tmpdir()}\`).`,
       '',
-      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read. The floor is the same request line through a bare echo process in the same run.`,
+      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read; the hits that were the first need of a newly spawned server (cold JIT and stat cache, what a session pays for its first need) are also summarized on their own. The floor is the same request line through a bare echo process in the same run.`,
       '',
       stdioTable(stdio),
       '',

@@ -21,16 +21,24 @@ export interface StdioRow {
 
 export function stdioTable(rows: readonly StdioRow[]): string {
   const lines = [
-    '| repository | need | first call (cache cold) | warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| repository | need | first call (cache cold) | warm hit p50 | warm hit p95 | n (connections) | first need of a new server p50 (n) | echo floor p50 | echo floor p95 |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     const r = row.result;
     if ('error' in r) {
-      lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | |`);
+      lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | | |`);
       continue;
     }
-    const hits = 'notHit' in r.hits ? [`not a hit: ${r.hits.notHit}`, '', ''] : [ms(r.hits.summary.p50), ms(r.hits.summary.p95), `${r.hits.summary.n} (${r.hits.connections})`];
+    const hits =
+      'notHit' in r.hits
+        ? [`not a hit: ${r.hits.notHit}`, '', '', '']
+        : [
+            ms(r.hits.summary.p50),
+            ms(r.hits.summary.p95),
+            `${r.hits.summary.n} (${r.hits.connections})`,
+            r.hits.freshProcess ? `${ms(r.hits.freshProcess.p50)} (${r.hits.freshProcess.n})` : 'no second connection',
+          ];
     lines.push(`| ${row.repository} | ${row.need} | ${ms(r.firstMs)} (${r.firstStatus}) | ${hits.join(' | ')} | ${ms(r.echo.p50)} | ${ms(r.echo.p95)} |`);
   }
   return lines.join('\n');

@@ -210,8 +210,9 @@ export class McpSession implements ToolHost {
       }
       return end;
     };
+    let result: EngineResult;
     try {
-      const result = admission.withinLimit
+      result = admission.withinLimit
         ? await this.engine.resolve(need, {
             cacheOnly: this.frozen.cacheOnly,
             modelWorkersLeft: admission.modelWorkersLeft,
@@ -222,8 +223,6 @@ export class McpSession implements ToolHost {
         : bypassResult(need, NEED_LIMIT_REASON);
       // Engines that store nothing of their own never call `commit`.
       ending ??= settle(result);
-      if (ending.kind === 'delivered' && admission.withinLimit)
-        this.ledger.record(need, ending.output.satisfied, result.modelWorkersStarted);
     } catch (e) {
       if (e instanceof LedgerWriteError) {
         this.log(`cannot finish need step ${step.ordinal}: ${firstLine(e.cause)}`);
@@ -231,10 +230,14 @@ export class McpSession implements ToolHost {
       }
       return this.failStep(stepId, ctx.signal.aborted ? null : e);
     }
+    // An engine that answers without yielding commits before a cancel sent
+    // right behind the request is read; that cancel still wins.
+    if (ending.kind === 'delivered' && ctx.signal.aborted) return this.failStep(stepId, null);
     if (ending.kind !== 'delivered') {
       if (ending.kind === 'failed') this.log(`need_context failed: ${(ending.error as Error)?.stack ?? String(ending.error)}`);
       return { kind: 'result', result: toolError(ending.outcome.detail!) };
     }
+    if (admission.withinLimit) this.ledger.record(need, ending.output.satisfied, result.modelWorkersStarted);
     const modern = ctx.protocolVersion === MCP.latestProtocolVersion;
     return {
       kind: 'result',

@@ -97,10 +97,16 @@ function optionOf(call: SyntaxNode, method: string, args: SyntaxNode, inTest: bo
   return { framework: isArgparse ? 'argparse' : 'click', longs, shorts, carrier, inTest, ...statementSpanOf(call) };
 }
 
+/** One key per class field: `x: str | None` in the class body and `self.x = …` in `__init__` are the same key, declared first. */
 function settingsFields(defs: readonly Definition[], fileIsTest: boolean): ConfigKeyDeclaration[] {
-  return defs
-    .filter((d) => d.kind === 'field' && d.container !== null && SETTINGS_CLASS.test(d.container))
-    .map((d) => ({ key: d.name, kind: 'config-field' as const, carrier: d.name, inTest: fileIsTest, startLine: d.startLine, endLine: d.endLine }));
+  const first = new Map<string, Definition>();
+  for (const d of defs) {
+    if (d.kind !== 'field' || d.container === null || !SETTINGS_CLASS.test(d.container)) continue;
+    const key = `${d.container}.${d.name}`;
+    const seen = first.get(key);
+    if (!seen || d.startLine < seen.startLine) first.set(key, d);
+  }
+  return [...first.values()].map((d) => ({ key: d.name, kind: 'config-field' as const, carrier: d.name, inTest: fileIsTest, startLine: d.startLine, endLine: d.endLine }));
 }
 
 export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts {

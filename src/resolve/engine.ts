@@ -68,17 +68,26 @@ export function createEngine(deps: EngineDeps): Engine {
     issuedNow,
   });
 
-  /** Lines of a served file, only while its bytes are still the certified ones. */
-  const excerptReader = (digests: ReadonlyMap<string, Digest>) => (path: string, start: number, end: number) => {
-    const expected = digests.get(path);
-    if (!expected) return null;
-    try {
-      const bytes = readFileSync(join(deps.repoRoot, path));
-      if (blake3(bytes) !== expected) return null;
-      return splitLines(bytes.toString('utf8')).slice(start - 1, end);
-    } catch {
-      return null;
-    }
+  /**
+   * Lines of a served file, only while its bytes are still the certified ones.
+   * Each file is read and hashed once per view, however many locations cite it.
+   */
+  const excerptReader = (digests: ReadonlyMap<string, Digest>) => {
+    const files = new Map<string, string[] | null>();
+    const linesOf = (path: string): string[] | null => {
+      const expected = digests.get(path);
+      if (!expected) return null;
+      try {
+        const bytes = readFileSync(join(deps.repoRoot, path));
+        return blake3(bytes) === expected ? splitLines(bytes.toString('utf8')) : null;
+      } catch {
+        return null;
+      }
+    };
+    return (path: string, start: number, end: number) => {
+      if (!files.has(path)) files.set(path, linesOf(path));
+      return files.get(path)?.slice(start - 1, end) ?? null;
+    };
   };
 
   function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {

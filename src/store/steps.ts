@@ -4,6 +4,7 @@
 import type { Digest } from '../core/digest.js';
 import type { Relation } from '../core/relation.js';
 import type { Db } from './db.js';
+import { statement } from './statements.js';
 
 export const STEP_EVENTS = ['requested', 'resolving', 'resolved', 'native_fallback', 'cancelled', 'failed', 'delivered'] as const;
 export type StepEvent = (typeof STEP_EVENTS)[number];
@@ -48,7 +49,7 @@ export interface StepRow {
 }
 
 export function addStepEvent(db: Db, stepId: number, kind: StepEvent, detail?: string): void {
-  db.prepare('INSERT INTO need_events (step_id, kind, detail, at_unix_ms) VALUES (?, ?, ?, ?)').run(
+  statement(db, 'INSERT INTO need_events (step_id, kind, detail, at_unix_ms) VALUES (?, ?, ?, ?)').run(
     stepId,
     kind,
     detail ?? null,
@@ -60,12 +61,11 @@ export function addStepEvent(db: Db, stepId: number, kind: StepEvent, detail?: s
 export function beginStep(db: Db, s: NewStep): number {
   return db.transaction(() => {
     const now = Date.now();
-    const info = db
-      .prepare(
-        `INSERT INTO need_steps (session_id, ordinal, need_id, request_digest, route, relation, status, request_json, need_ir, created_unix_ms)
+    const info = statement(
+      db,
+      `INSERT INTO need_steps (session_id, ordinal, need_id, request_digest, route, relation, status, request_json, need_ir, created_unix_ms)
          VALUES (?, ?, ?, ?, ?, ?, 'resolving', ?, ?, ?)`,
-      )
-      .run(s.sessionId, s.ordinal, s.needId, s.requestDigest, s.route, s.relation, s.requestJson, s.needIr, now);
+    ).run(s.sessionId, s.ordinal, s.needId, s.requestDigest, s.route, s.relation, s.requestJson, s.needIr, now);
     const id = Number(info.lastInsertRowid);
     addStepEvent(db, id, 'requested');
     addStepEvent(db, id, 'resolving');
@@ -75,7 +75,8 @@ export function beginStep(db: Db, s: NewStep): number {
 
 export function finishStep(db: Db, stepId: number, o: StepOutcome): void {
   db.transaction(() => {
-    db.prepare(
+    statement(
+      db,
       `UPDATE need_steps SET status = ?, resolution_kind = ?, satisfied = ?, missing = ?, result_digest = ?, finished_unix_ms = ?
        WHERE id = ?`,
     ).run(o.status, o.resolutionKind, JSON.stringify(o.satisfied), JSON.stringify(o.missing), o.resultDigest, Date.now(), stepId);

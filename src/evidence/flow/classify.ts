@@ -51,6 +51,7 @@ const ENV_READ = /\b(env::var(_os)?|getenv|Getenv|LookupEnv|environ|process\.env
 const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
 const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
 const PARSER_DERIVE = /#\[derive\([^)]*\b(Parser|Args|StructOpt|Deserialize)\b/;
+const DECLARED_WITHOUT_VALUE = new Set(['var_spec', 'variable_declarator']);
 const MEMBER_TYPES = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
 const ASSIGNMENTS_WITH_OPERATOR = new Set(['augmented_assignment', 'augmented_assignment_expression', 'compound_assignment_expr', 'assignment_statement']);
 // Logical forms (`??=`, `||=`) pick between sources and keep their own verdicts.
@@ -74,6 +75,8 @@ export class Classifier {
     const chain = [leaf, ...ancestors(leaf)];
     if (chain.some((n) => this.s.comments.has(n.type))) return { kind: 'ignored' };
     if (this.family === 'rust' && chain.some(isRustTestItem)) return { kind: 'ignored' };
+    // A type annotation or an import names a type or binding; no value moves there (`metafile?: Metafile`).
+    if (this.family === 'js' && (isTypeReference(leaf) || chain.some((n) => n.type === 'import_statement'))) return { kind: 'ignored' };
     let start = leaf;
     const str = this.enclosingString(chain);
     if (str) {
@@ -134,6 +137,10 @@ export class Classifier {
           const record = enclosingRecordName(this.family, n);
           return { kind: 'step', role: 'carrier', node: n, symbol: target.text, description: `\`${record ? `${record}.` : ''}${target.text}\` carries the value` };
         }
+        // `var ( width uint )`, `let width: number;`: a variable declared to be filled later holds the value.
+        if (target && within(prev, target) && DECLARED_WITHOUT_VALUE.has(n.type)) {
+          return this.step('carrier', n, `variable \`${target.text}\` carries the value`);
+        }
       }
       const keyed = this.s.keyed[n.type];
       if (keyed) {
@@ -190,8 +197,7 @@ export class Classifier {
       const target = n.childForFieldName(binding[0]);
       const value = n.childForFieldName(binding[1]);
       if (!target || !value || !within(prev, value) || target.type !== 'identifier' || this.spellings.mentions(target.text)) return verdict;
-      const scope = enclosingFunction(this.family, n);
-      if (!scope) return verdict;
+      const scope = localScope(this.family, n);
       return { ...verdict, carrier: { node: n, description: `local \`${target.text}\` carries the value` }, hop: { name: target.text, scope, origin: n } };
     }
     return verdict;
@@ -348,7 +354,7 @@ export class Classifier {
     const hopName = lastName(target);
     if (!hopName || this.spellings.mentions(target.text)) return verdict;
     const local = target.type === 'identifier' || target.type === 'expression_list';
-    const scope = local ? enclosingFunction(this.family, n) : null;
+    const scope = local ? localScope(this.family, n) : null;
     return { ...verdict, hop: { name: hopName, scope, origin: n } };
   }
 
@@ -386,6 +392,10 @@ export class Classifier {
       if (LITERAL.test(value.text.trim())) return this.step('precedence', n, `${into} defaults to \`${v}\``);
       if (this.producesValue(value)) return this.step('producer', n, `${into} produced by \`${v}\``);
       return this.step('producer', n, `${into} set from \`${v}\``);
+    }
+    // `'-n': '--no-clipboard'` in an `arg` spec names another spelling of the same option.
+    if (this.s.strings.has(origin.type) && this.s.strings.has(key.type) && /^-[\w-]+$/.test(stringContent(key))) {
+      return this.step('producer', n, `\`${stringContent(key)}\` declared as an alias of \`${stringContent(origin)}\``);
     }
     const verdict = this.step('transformation', n, `\`${v}\` copied into ${into}`);
     if (this.spellings.mentions(key.text) || !/^[A-Za-z_$][\w$]*$/.test(key.text)) return verdict;
@@ -513,10 +523,19 @@ function lastName(target: SyntaxNode): string | null {
   return m ? m[1]! : null;
 }
 
-function enclosingFunction(family: Family, n: SyntaxNode): SyntaxNode | null {
+function isTypeReference(leaf: SyntaxNode): boolean {
+  return leaf.type === 'type_identifier' && leaf.parent?.childForFieldName('name')?.equals(leaf) !== true;
+}
+
+/** Where a local binding is visible: its function, or the whole file for a module-level binding (an ES module's top-level loop). */
+function localScope(family: Family, n: SyntaxNode): SyntaxNode {
   const fns = shapes(family).functions;
-  for (let p = n.parent; p; p = p.parent) if (fns.has(p.type) || p.type === 'arrow_function') return p;
-  return null;
+  let p = n;
+  while (p.parent) {
+    p = p.parent;
+    if (fns.has(p.type) || p.type === 'arrow_function') return p;
+  }
+  return p;
 }
 
 function branchWord(type: string): string {

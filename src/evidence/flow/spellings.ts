@@ -67,13 +67,27 @@ export class Spellings {
   }
 }
 
-/** Spellings for tracing or finding tests; null when the subject has no identifier to follow. */
-export function subjectSpellings(subject: Subject): Spellings | null {
+/**
+ * `--no-splitting` lands in `splitting` when the parser negates it (commander,
+ * cac, yargs); the declaration's carrier says so. Only that carrier is added,
+ * never the bare word on its own guess: ripgrep's `--no-ignore` is `no_ignore`.
+ */
+function negatedCarrier(kind: Subject['kind'], name: string, carrier: string | null): string[] {
+  const positive = /^-*no-(.+)$/.exec(name)?.[1];
+  if (kind !== 'cli_option' || !positive || !carrier) return [];
+  return identifierSpellings(positive).includes(carrier) ? identifierSpellings(positive) : [];
+}
+
+/**
+ * Spellings for tracing or finding tests; null when the subject has no identifier to follow.
+ * `carrier` is the located declaration's symbol, when there is one.
+ */
+export function subjectSpellings(subject: Subject, carrier: string | null = null): Spellings | null {
   const name = subject.name.trim();
   switch (subject.kind) {
     case 'cli_option':
     case 'configuration_key': {
-      const forms = identifierSpellings(name);
+      const forms = [...identifierSpellings(name), ...negatedCarrier(subject.kind, name, carrier)];
       const dashed = forms.find((f) => f.includes('-')) ?? null;
       const identifiers = forms.filter((f) => /^[A-Za-z_$][\w$]*$/.test(f));
       return identifiers.length > 0 ? new Spellings(identifiers, dashed) : null;

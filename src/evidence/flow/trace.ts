@@ -30,7 +30,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
   if (subject.kind === 'file' || subject.kind === 'behavior' || subject.kind === 'test') {
     return { kind: 'unresolved', reason: `runtime_flow follows a value; a ${subject.kind} subject has none to follow` };
   }
-  const spellings = subjectSpellings(subject);
+  const spellings = subjectSpellings(subject, primary?.symbol ?? null);
   if (!spellings) return { kind: 'unresolved', reason: `\`${subject.name}\` has no identifier spelling to follow` };
   const { sites, truncated } = findSites(ctx, spellings, FLOW_TRACE.maxOccurrences);
   if (sites.length === 0) {
@@ -39,7 +39,9 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
   const flow = new FlowBuilder(spellings.identifiers[0]!);
   if (truncated) flow.gap(`more than ${FLOW_TRACE.maxOccurrences} occurrences of the carrier; later ones were not examined`);
   const hops = new Map<string, { hop: Hop; file: ParsedFile }>();
+  const foreign = outsideGoPackage(ctx, primary);
   for (const site of sites) {
+    if (foreign(site)) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict);
     if (verdict.kind === 'step' && verdict.hop && !hops.has(verdict.hop.name) && hops.size < FLOW_TRACE.maxHops) {
@@ -55,6 +57,21 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
     return { kind: 'unresolved', reason };
   }
   return { kind: 'found', payload: anchorSymbols(ctx, flow.finish(primary)) };
+}
+
+const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+
+/**
+ * Go names are package-scoped: a flag declared in directory D is out of reach
+ * of another package's unexported `m.pager`, and nothing at all can import a
+ * `package main`. Such sites are a different variable; where the value really
+ * crosses packages it is copied into a field, which a hop follows.
+ */
+function outsideGoPackage(ctx: AnalysisContext, primary: Location | null): (site: Site) => boolean {
+  if (!primary?.path.endsWith('.go')) return () => false;
+  const home = dirOf(primary.path);
+  const isMain = /^package\s+main\b/m.test(ctx.read(primary.path) ?? '');
+  return (site) => site.file.path.endsWith('.go') && dirOf(site.file.path) !== home && (isMain || /^[a-z_]/.test(site.leaf.text));
 }
 
 /**
@@ -109,7 +126,8 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     for (const path of [...byPath.keys()].sort()) {
       const file = ctx.parsed(path);
       // Only field-shaped uses: a bare `enabled` elsewhere is a different variable.
-      if (file) sites.push(...sitesOnLines(file, byPath.get(path)!, spellings).filter((s) => isMemberName(s.leaf)));
+      // A called member (`path.resolve(dir)`) is a method, not the field the value was copied into.
+      if (file) sites.push(...sitesOnLines(file, byPath.get(path)!, spellings).filter((s) => isMemberName(s.leaf) && !isCalledMember(s.leaf)));
     }
   }
   for (const site of sites) {
@@ -117,6 +135,12 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict.kind === 'step' ? { ...verdict, hop: undefined } : verdict);
   }
+}
+
+function isCalledMember(leaf: SyntaxNode): boolean {
+  const member = leaf.parent;
+  const call = member?.parent;
+  return !!member && !!call && call.type.includes('call') && call.namedChildren[0]?.equals(member) === true;
 }
 
 function isMemberName(leaf: SyntaxNode): boolean {

@@ -1,7 +1,7 @@
 // TypeScript/JavaScript extraction: functions, classes, methods, interfaces,
 // type aliases, enums, namespaces, fields and top-level constants; commander
 // `.option()`/`new Option()`, yargs `.option()`, node:util parseArgs option
-// objects; process.env, subscript and `.get()` key reads, settings-type fields;
+// objects, `arg` spec objects; process.env, subscript and `.get()` key reads, settings-type fields;
 // it/test/describe blocks as tests.
 import type { ParsedFile } from '../context.js';
 import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
@@ -36,6 +36,7 @@ const NEWS = `(new_expression constructor: (identifier) @ctor arguments: (argume
 const SUBSCRIPTS = `(subscript_expression object: (_) @obj index: (string) @key) @sub`;
 const MEMBERS = `(member_expression object: (member_expression) @obj property: (property_identifier) @key) @member`;
 const PAIRS = `(pair key: [(property_identifier) (string)] @key value: (object) @value) @pair`;
+const OBJECTS = `(object) @obj`;
 
 const KIND: Record<string, DefinitionKind> = {
   function_declaration: 'function',
@@ -211,6 +212,26 @@ function parseArgsOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTes
   return { framework: 'node-parseargs', longs: [key], shorts: objectStrings(value, 'short'), carrier: key, inTest, ...spanOf(pair) };
 }
 
+/**
+ * `arg({ '--no-clipboard': Boolean, '-n': '--no-clipboard' })`: a flag-named key
+ * with a type (not a string) declares the option; a string value names the flag
+ * the key is an alias of. The parsed result is read as `args['--no-clipboard']`,
+ * so the carrier is the flag text itself.
+ */
+function argSpecOptions(obj: SyntaxNode, inTest: boolean): OptionDeclaration[] {
+  const flagPairs = namedChildren(obj)
+    .filter((p) => p.type === 'pair' && p.childForFieldName('key')?.type === 'string')
+    .map((p) => ({ pair: p, key: stringValue(p.childForFieldName('key')) ?? '', value: p.childForFieldName('value')! }))
+    .filter((p) => /^--?[A-Za-z0-9]/.test(p.key));
+  const aliases = flagPairs.filter((p) => p.value.type === 'string');
+  return flagPairs
+    .filter((p) => p.key.startsWith('--') && p.value.type !== 'string' && p.value.type !== 'object')
+    .map(({ pair, key }) => {
+      const names = flagNames([key, ...aliases.filter((a) => stringValue(a.value) === key).map((a) => a.key)]);
+      return { framework: 'arg' as const, ...names, carrier: null, inTest, ...spanOf(pair) };
+    });
+}
+
 function settingsFields(defs: readonly Definition[], fileIsTest: boolean): ConfigKeyDeclaration[] {
   return defs
     .filter((d) => d.kind === 'field' && d.container !== null && SETTINGS_TYPE.test(d.container))
@@ -246,6 +267,7 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
     const opt = key ? parseArgsOption(m.get('pair')!, key, m.get('value')!, fileIsTest) : null;
     if (opt) options.push(opt);
   }
+  for (const m of matchesOf(lang, OBJECTS, root)) options.push(...argSpecOptions(m.get('obj')!, fileIsTest));
   for (const m of matchesOf(lang, SUBSCRIPTS, root)) {
     const key = stringValue(m.get('key'));
     if (key) push(key, /(^|\.)env$/.test(m.get('obj')!.text) ? 'env-read' : 'key-read', m.get('sub')!);

@@ -55,9 +55,11 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
       // An option's test passes it or touches its carrier; `r.height` in a renderer test is another `height`.
       const mentioned = carrierUse ? passesOption || carrierUse.test(test.body) : mention.positions(test.body).length > 0;
       // A symbol's test uses it: `test_help_option` that never says `Option` is not a test of `Option`.
-      const score = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
+      const named = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
+      const namedExactly = named === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');
+      // `runs_successfully` is not about `--runs`: one word of a name ties a test to a one-word option only when it is the whole name.
+      const score = named === 2 && subject.kind === 'cli_option' && key.length === 1 && !namedExactly ? 0 : named;
       if (score < 2 && !mentioned) continue;
-      const namedExactly = score === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');
       ranked.push({ test, passesOption, nameScore: score, dedicatedFile, namedExactly, otherOptions: optionArg ? distinctOptions(test.body) : 0, lines: test.endLine - test.startLine + 1 });
     }
   }

@@ -3,6 +3,7 @@
 // the original worker runs whose cost it avoided.
 import type { Digest } from '../../core/digest.js';
 import type { Db } from '../db.js';
+import { statement } from '../statements.js';
 
 export interface NewWorkerRun {
   readonly needId: Digest;
@@ -85,13 +86,12 @@ export interface NewResolution {
 
 export function recordResolution(db: Db, r: NewResolution, nowMs: number): number {
   return db.transaction(() => {
-    const row = db
-      .prepare(
-        `INSERT INTO evidence_resolutions (need_id, request_digest, route, subject_kind, subject_name, resolution_kind,
+    const row = statement(
+      db,
+      `INSERT INTO evidence_resolutions (need_id, request_digest, route, subject_kind, subject_name, resolution_kind,
            satisfied, missing, cache_hit, workers_run, sufficiency_id, context_bytes, duration_ms, created_unix_ms)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+    ).run(
         r.needId,
         r.requestDigest,
         r.route,
@@ -108,7 +108,7 @@ export function recordResolution(db: Db, r: NewResolution, nowMs: number): numbe
         nowMs,
       );
     const id = Number(row.lastInsertRowid);
-    const avoided = db.prepare('INSERT OR IGNORE INTO evidence_avoided_runs (resolution_id, worker_run_id) VALUES (?, ?)');
+    const avoided = statement(db, 'INSERT OR IGNORE INTO evidence_avoided_runs (resolution_id, worker_run_id) VALUES (?, ?)');
     for (const run of new Set(r.avoidedRuns)) avoided.run(id, run);
     return id;
   })();
@@ -248,7 +248,8 @@ export interface SufficiencyRow {
 }
 
 export function storeSufficiency(db: Db, s: Omit<SufficiencyRow, 'createdUnixMs'>, nowMs: number): void {
-  db.prepare(
+  statement(
+    db,
     `INSERT OR IGNORE INTO evidence_sufficiency (id, need_id, world_id, resolution_kind, obligations, units, created_unix_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(s.id, s.needId, s.worldId, s.kind, JSON.stringify(s.obligations), JSON.stringify(s.units), nowMs);

@@ -7,6 +7,7 @@ import { RESOLVER } from '../../core/limits.js';
 import { stableStringify } from '../../core/schema.js';
 import type { Facets, Predicate, SubjectKind } from '../../core/semantic.js';
 import type { Db } from '../db.js';
+import { statement } from '../statements.js';
 
 export interface DependencyRow {
   readonly path: string;
@@ -186,9 +187,9 @@ const SELECT = `SELECT c.id, c.artifact_id, c.predicate, c.subject_id, a.subject
   JOIN evidence_artifacts a ON a.id = c.artifact_id`;
 
 function toRow(db: Db, r: RawRow): CertificateRow {
-  const dependencies = db
-    .prepare('SELECT path, digest FROM evidence_dependencies WHERE certificate_id = ? ORDER BY path')
-    .all(r.id) as DependencyRow[];
+  const dependencies = statement(db, 'SELECT path, digest FROM evidence_dependencies WHERE certificate_id = ? ORDER BY path').all(
+    r.id,
+  ) as DependencyRow[];
   return {
     certificateId: r.id as Digest,
     artifactId: r.artifact_id as Digest,
@@ -227,12 +228,11 @@ export function loadCandidates(
   validatorDefinition: Digest,
   limit: number = RESOLVER.maxCandidates,
 ): CertificateRow[] {
-  const rows = db
-    .prepare(
-      `${SELECT} WHERE c.predicate = ? AND c.subject_id = ? AND c.world_id = ? AND c.invalidated_unix_ms IS NULL
+  const rows = statement(
+    db,
+    `${SELECT} WHERE c.predicate = ? AND c.subject_id = ? AND c.world_id = ? AND c.invalidated_unix_ms IS NULL
          AND c.validator_definition = ? ORDER BY c.issued_unix_ms DESC, c.id LIMIT ?`,
-    )
-    .all(predicate, subjectId, worldId, validatorDefinition, Math.min(limit, RESOLVER.maxCandidates)) as RawRow[];
+  ).all(predicate, subjectId, worldId, validatorDefinition, Math.min(limit, RESOLVER.maxCandidates)) as RawRow[];
   return rows.map((r) => toRow(db, r)).sort((a, b) => (a.certificateId < b.certificateId ? -1 : 1));
 }
 
@@ -269,14 +269,14 @@ export interface ClaimRow {
 }
 
 export function loadClaims(db: Db, certificateId: Digest): ClaimRow[] {
-  const rows = db
-    .prepare(
-      `SELECT o.claim_id, o.ordinal, o.previous_claim_id, c.kind, c.payload
+  const rows = statement(
+    db,
+    `SELECT o.claim_id, o.ordinal, o.previous_claim_id, c.kind, c.payload
        FROM evidence_claim_origins o JOIN evidence_claims c ON c.id = o.claim_id
        WHERE o.certificate_id = ? ORDER BY o.ordinal, o.claim_id`,
-    )
-    .all(certificateId) as { claim_id: string; ordinal: number; previous_claim_id: string | null; kind: string; payload: string }[];
-  const deps = db.prepare(
+  ).all(certificateId) as { claim_id: string; ordinal: number; previous_claim_id: string | null; kind: string; payload: string }[];
+  const deps = statement(
+    db,
     'SELECT path, digest FROM evidence_claim_dependencies WHERE certificate_id = ? AND claim_id = ? ORDER BY path',
   );
   return rows.map((r) => ({

@@ -1,0 +1,134 @@
+// One durable commit per answer: an engine that stores rows hands the session
+// its transaction (ResolveOptions.commit), so the step's end commits or rolls
+// back with the engine's rows, and a cancel read after that commit still wins.
+// Real SQLite file, real git repository, the session driven line by line.
+import { afterAll, describe, expect, it } from 'vitest';
+import { blake3 } from '../../src/core/digest.js';
+import type { CompiledNeed } from '../../src/core/need.js';
+import type { Engine, EngineResult, ResolveOptions } from '../../src/core/resolution.js';
+import { Connection } from '../../src/mcp/connection.js';
+import { freezeRepository, freezeSession } from '../../src/mcp/freeze.js';
+import { McpSession } from '../../src/mcp/session.js';
+import { openDataDir } from '../../src/store/datadir.js';
+import type { Db } from '../../src/store/db.js';
+import { recordResolution } from '../../src/store/evidence/accounting.js';
+import { callNeed, cleanupAll, LOCATE_ARGS, makeRepo, Outbox, queryRows, tempDir } from './fixtures.js';
+
+afterAll(cleanupAll);
+
+const served = (need: CompiledNeed): EngineResult => ({
+  resolution: { kind: 'exact_hit', artifact_ids: [blake3('a1')], certificate_id: blake3('cert'), plan_id: blake3('plan') },
+  satisfied: need.required.map((o) => o.predicate),
+  missing: [],
+  context: '[NEEDLE_CONTEXT]\nprimary: src/options.ts:1-1 dryRun\n[/NEEDLE_CONTEXT]',
+  cacheHit: true,
+  workerSpawned: false,
+  modelWorkersStarted: 0,
+  reuseUnit: 'artifact',
+  claimIds: [],
+  resultDigest: blake3('result'),
+});
+
+/** Answers without yielding, storing its resolution row and the caller's rows in one transaction, like the real engine. */
+class CommittingEngine implements Engine {
+  constructor(
+    private readonly db: Db,
+    private readonly afterCommit: () => void = () => {},
+  ) {}
+  async resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {
+    const result = served(need);
+    this.db.transaction(() => {
+      recordResolution(
+        this.db,
+        {
+          needId: need.id,
+          requestDigest: need.requestDigest,
+          route: need.route,
+          subjectKind: need.subject.kind,
+          subjectName: need.subject.name,
+          kind: result.resolution.kind,
+          satisfied: result.satisfied,
+          missing: [],
+          cacheHit: true,
+          workersRun: 0,
+          sufficiencyId: null,
+          contextBytes: result.context.length,
+          durationMs: 0,
+          avoidedRuns: [],
+        },
+        Date.now(),
+      );
+      opts.commit?.(result);
+      this.afterCommit();
+    })();
+    return result;
+  }
+}
+
+function session(engine: (db: Db) => Engine) {
+  const dataDir = tempDir('needle-data-');
+  const { db, dbFile } = openDataDir(dataDir);
+  const frozen = freezeSession({
+    db,
+    dataDir,
+    repository: freezeRepository(makeRepo()),
+    profileId: 'local',
+    mainModel: 'test-model',
+    cacheOnly: true,
+    changeToolsAvailable: false,
+  });
+  const out = new Outbox();
+  const connection = new Connection(new McpSession({ frozen, db, engine: engine(db) }), out.push);
+  const line = (m: unknown) => connection.receiveLine(JSON.stringify(m));
+  line({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+  const steps = () => queryRows<{ ordinal: number; status: string }>(dbFile, 'SELECT ordinal, status FROM need_steps ORDER BY ordinal');
+  const events = (ordinal: number) =>
+    queryRows<{ kind: string }>(dbFile, 'SELECT kind FROM need_events WHERE step_id = (SELECT id FROM need_steps WHERE ordinal = ?) ORDER BY id', ordinal).map(
+      (e) => e.kind,
+    );
+  const resolutions = () => queryRows<{ n: number }>(dbFile, 'SELECT COUNT(*) AS n FROM evidence_resolutions')[0]!.n;
+  return { out, line, steps, events, resolutions, close: () => db.close() };
+}
+
+describe('finishing rows commit with the engine', () => {
+  it('a hit is stored once, finished and delivered, with the engine row', async () => {
+    const s = session((db) => new CommittingEngine(db));
+    s.line(callNeed('c1', LOCATE_ARGS));
+    const reply = (await s.out.reply('c1')).result;
+    expect(reply.isError).toBe(false);
+    expect(reply.structuredContent.status).toBe('hit');
+    expect(s.steps()).toEqual([{ ordinal: 1, status: 'hit' }]);
+    expect(s.events(1)).toEqual(['requested', 'resolving', 'resolved', 'delivered']);
+    expect(s.resolutions()).toBe(1);
+    s.close();
+  });
+
+  it('a cancel read right behind a request answered without yielding still cancels it', async () => {
+    const s = session((db) => new CommittingEngine(db));
+    s.line(callNeed('c1', LOCATE_ARGS));
+    s.line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1' } });
+    const reply = (await s.out.reply('c1')).result;
+    expect(reply).toEqual({ content: [{ type: 'text', text: 'request cancelled; nothing was delivered for this need' }], isError: true });
+    expect(s.steps()).toEqual([{ ordinal: 1, status: 'cancelled' }]);
+    expect(s.events(1)).not.toContain('delivered');
+    s.line(callNeed('c2', LOCATE_ARGS));
+    expect((await s.out.reply('c2')).result.structuredContent.step.ordinal).toBe(2);
+    s.close();
+  });
+
+  it('when the engine transaction fails after the step was settled, nothing of that answer stays: the step is failed', async () => {
+    const s = session(
+      (db) =>
+        new CommittingEngine(db, () => {
+          throw new Error('disk I/O error');
+        }),
+    );
+    s.line(callNeed('c1', LOCATE_ARGS));
+    const reply = (await s.out.reply('c1')).result;
+    expect(reply).toEqual({ content: [{ type: 'text', text: 'need_context failed: disk I/O error' }], isError: true });
+    expect(s.steps()).toEqual([{ ordinal: 1, status: 'failed' }]);
+    expect(s.events(1)).toEqual(['requested', 'resolving', 'failed']);
+    expect(s.resolutions()).toBe(0);
+    s.close();
+  });
+});

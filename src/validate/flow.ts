@@ -3,6 +3,7 @@
 // subject's carrier is present and the worker recorded no gaps.
 import { FLOW_ROLES, type RuntimeFlow } from '../core/contracts.js';
 import type { Subject } from '../core/need.js';
+import { identifierSpellings } from '../core/semantic.js';
 import { isTestPath } from '../evidence/context.js';
 import { checkLocation, containsTerm, rangeText, subjectTerms } from './location.js';
 import type { SnapshotReader } from './snapshot-reader.js';
@@ -29,6 +30,18 @@ function orderProblems(flow: RuntimeFlow): string[] {
   return out;
 }
 
+/**
+ * Spellings a carrier step may show. A negated option `--no-x` usually lands
+ * in a field named `x` (commander, cac, clap's `overrides_with`), so its
+ * carrier may show either form; the primary location still has to show the
+ * option itself.
+ */
+function carrierTerms(subject: Pick<Subject, 'kind' | 'name'>): string[] {
+  const terms = subjectTerms(subject);
+  const negated = subject.kind === 'cli_option' ? /^--no-(.+)$/.exec(subject.name) : null;
+  return negated ? [...terms, ...identifierSpellings(negated[1]!)] : terms;
+}
+
 export function checkFlow(reader: SnapshotReader, flow: RuntimeFlow, subject: Pick<Subject, 'kind' | 'name'>): FlowVerdict {
   const reasons: string[] = [];
   flow.steps.forEach((step, i) => {
@@ -43,7 +56,7 @@ export function checkFlow(reader: SnapshotReader, flow: RuntimeFlow, subject: Pi
   const missingRoles = FLOW_ROLES.filter((r) => !flow.steps.some((s) => s.role === r));
   if (missingRoles.length > 0) incomplete.push(`missing roles: ${missingRoles.join(', ')}`);
   incomplete.push(...orderProblems(flow));
-  const terms = subjectTerms(subject);
+  const terms = carrierTerms(subject);
   const carrierShown = flow.steps.some((s) => {
     if (s.role !== 'carrier') return false;
     const file = reader.file(s.location.path);

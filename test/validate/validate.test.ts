@@ -98,6 +98,12 @@ describe('runtime flow validation', () => {
     expect(reasons(check(gaps, 'trace.state-flow', subject))).toMatch(/gap/);
   });
 
+  it('lets the carrier of a negated option show the positive name, and nothing unrelated', () => {
+    const negated = check(RF_DRY_RUN, 'trace.state-flow', { kind: 'cli_option', name: '--no-dry-run' });
+    expect(negated.ok && negated.facets.completeness).toBe('contract_complete');
+    expect(reasons(check(RF_DRY_RUN, 'trace.state-flow', { kind: 'cli_option', name: '--no-upload' }))).toMatch(/no carrier step shows the subject --no-upload/);
+  });
+
   it('rejects a flow whose steps point at lines that do not exist', () => {
     const rf = RF_DRY_RUN.payload as { steps: { location: object }[]; scenario: string; gaps: string[] };
     const steps = [...rf.steps];

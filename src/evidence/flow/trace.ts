@@ -208,7 +208,16 @@ class FlowBuilder {
     // A parser-filled field is also where the value lives when nothing else declares it.
     if (!drafts.some((d) => d.role === 'carrier')) drafts.push(...this.parsedFields);
     drafts.sort(flowOrder(primary));
-    const kept = selectSteps(drafts);
+    // A statement that reads as two roles is listed twice only when it is the
+    // sole witness of the second role (`this.x = opts.x ?? false` carries and
+    // decides precedence); otherwise the earlier role in flow order stands.
+    const at = (d: Draft) => `${d.path}\0${d.start}\0${d.end}`;
+    const first = new Map<string, Draft>();
+    for (const d of drafts) if (!first.has(at(d))) first.set(at(d), d);
+    const unique = drafts.filter(
+      (d) => first.get(at(d)) === d || !drafts.some((o) => o !== d && o.role === d.role && first.get(at(o)) === o),
+    );
+    const kept = selectSteps(unique);
     const gaps: string[] = [];
     for (const role of FLOW_ROLES) {
       if (!kept.some((d) => d.role === role)) gaps.push(`no ${role} of \`${this.carrier}\` found in non-test source`);
@@ -220,7 +229,7 @@ class FlowBuilder {
     if (!drafts.some((d) => d.role === 'carrier' && d.description.startsWith('parameter'))) {
       for (const p of this.passed) gaps.push(`value passed to \`${p.callee}\` at ${p.at} is not followed into the callee`);
     }
-    const omitted = drafts.filter((d) => !kept.includes(d));
+    const omitted = unique.filter((d) => !kept.includes(d));
     if (omitted.length > 0) {
       gaps.push(`${omitted.length} further steps omitted (limit ${EVIDENCE.maxFlowSteps}): ${omitted.map((d) => `${d.path}:${d.start}`).join(', ')}`);
     }

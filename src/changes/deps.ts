@@ -1,4 +1,5 @@
 // What the change workflow needs from its host (the MCP server or the CLI).
+import type { CertifiedEvidenceIds } from '../core/certified.js';
 import type { RoleProfile } from '../core/profile.js';
 import type { Db } from '../store/db.js';
 import { detectSandbox, type SandboxInfo } from '../workers/sandbox.js';
@@ -6,7 +7,7 @@ import { ChangeError, type CertifiedContext } from './model.js';
 
 /** Resolves certified artifact and claim ids; throws for unknown or stale ids. */
 export interface CertifiedContextSource {
-  load(ids: { artifactIds: readonly string[]; claimIds: readonly string[] }): Promise<CertifiedContext> | CertifiedContext;
+  load(ids: CertifiedEvidenceIds): Promise<CertifiedContext> | CertifiedContext;
 }
 
 export interface ChangeDeps {

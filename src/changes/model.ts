@@ -3,7 +3,6 @@
 // schema is one definition used both to publish and to parse.
 import { CHANGE, CHANGE_RUN, EVIDENCE } from '../core/limits.js';
 import type { Digest } from '../core/digest.js';
-import type { FocusedTests } from '../core/contracts.js';
 import { array, boolean, enumOf, integer, literal, nullable, object, string, type Infer } from '../core/schema.js';
 
 export type Scope = 'exact' | 'subtree';
@@ -151,25 +150,8 @@ export const verifyChangeResultSchema = object({
 });
 export type VerifyChangeResult = Infer<typeof verifyChangeResultSchema>;
 
-/** A certified focused-test plan captured at preparation with its dependency closure. */
-export interface CertifiedTestPlan {
-  readonly source_id: Digest;
-  readonly plan: FocusedTests;
-  readonly dependencies: readonly { readonly path: string; readonly digest: Digest }[];
-}
-
-/** Certified evidence handed to the implementer as bounded, labelled input. */
-export interface ContextItem {
-  readonly id: Digest;
-  readonly kind: 'artifact' | 'claim';
-  readonly label: string;
-  readonly json: string;
-}
-
-export interface CertifiedContext {
-  readonly items: readonly ContextItem[];
-  readonly testPlans: readonly CertifiedTestPlan[];
-}
+/** Certified evidence as prepare_change receives it (loaded by the host from the evidence store). */
+export type { CertifiedEvidence as CertifiedContext, CertifiedItem as ContextItem, CertifiedTestPlan } from '../core/certified.js';
 
 /** A refusal or failure with a stable rule code and a one-line message of our own. */
 export class ChangeError extends Error {

@@ -5,7 +5,8 @@
 // bytes that are unchanged right now. Every focused test among them becomes a
 // certified test plan that verify_change may run. Any id that fails is refused
 // whole with one line naming it; nothing is served on a guess.
-import { flowStepSchema, focusedTestsSchema, locationSchema, PAYLOAD_SCHEMAS, type FocusedTests, type Location } from '../core/contracts.js';
+import { flowStepSchema, focusedTestsSchema, locationSchema, PAYLOAD_SCHEMAS, type Location } from '../core/contracts.js';
+import type { CertifiedEvidence, CertifiedEvidenceIds, CertifiedItem, CertifiedTestPlan } from '../core/certified.js';
 import type { Digest } from '../core/digest.js';
 import { CHANGE_RUN } from '../core/limits.js';
 import { subjectId } from '../core/need.js';
@@ -23,33 +24,6 @@ import {
 import { validatorDefinition } from '../validate/certificate.js';
 import { clip } from '../validate/snapshot-reader.js';
 import { FreshnessChecker } from './freshness.js';
-
-export interface CertifiedEvidenceIds {
-  readonly artifactIds: readonly string[];
-  readonly claimIds: readonly string[];
-}
-
-/** One piece of certified evidence, labelled and serialized for an implementer's prompt. */
-export interface CertifiedItem {
-  readonly id: Digest;
-  readonly kind: 'artifact' | 'claim';
-  /** `predicate subject path:lines`, e.g. `focused_tests symbol:multiply test/mul.test.mjs:4-6`. */
-  readonly label: string;
-  /** Canonical JSON of the evidence, at most CHANGE_RUN.maxContextItemBytes. */
-  readonly json: string;
-}
-
-/** A certified focused test with the files its certification rests on. */
-export interface CertifiedPlan {
-  readonly source_id: Digest;
-  readonly plan: FocusedTests;
-  readonly dependencies: readonly DependencyRow[];
-}
-
-export interface CertifiedEvidence {
-  readonly items: readonly CertifiedItem[];
-  readonly testPlans: readonly CertifiedPlan[];
-}
 
 /** An id that cannot be served; the message is one line naming the id and why. */
 export class CertifiedEvidenceError extends Error {
@@ -160,7 +134,7 @@ function claimLocation(p: ClaimPayload): Location {
 export function loadCertifiedEvidence(db: Db, repoRoot: string, ids: CertifiedEvidenceIds): CertifiedEvidence {
   const verdict = verdictFor(db, repoRoot, new FreshnessChecker(repoRoot));
   const items: CertifiedItem[] = [];
-  const testPlans: CertifiedPlan[] = [];
+  const testPlans: CertifiedTestPlan[] = [];
 
   for (const raw of ids.artifactIds) {
     const id = raw as Digest;

@@ -196,7 +196,11 @@ export class Classifier {
       if (!binding) continue;
       const target = n.childForFieldName(binding[0]);
       const value = n.childForFieldName(binding[1]);
-      if (!target || !value || !within(prev, value) || target.type !== 'identifier' || this.spellings.mentions(target.text)) return verdict;
+      if (!target || !value || !within(prev, value) || this.spellings.mentions(target.text)) return verdict;
+      // `options.warmup_count = param("warmup")`: the value lives on in a field, wherever it is read.
+      const field = MEMBER_TYPES.has(target.type) ? lastName(target) : null;
+      if (field) return { ...verdict, hop: { name: field, scope: null, origin: n } };
+      if (target.type !== 'identifier') return verdict;
       const scope = localScope(this.family, n);
       return { ...verdict, carrier: { node: n, description: `local \`${target.text}\` carries the value` }, hop: { name: target.text, scope, origin: n } };
     }

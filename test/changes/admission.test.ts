@@ -65,7 +65,7 @@ describe('admission rejects the whole patch and names the rule', () => {
 
   it('refuses unsafe and protected allowed paths before any worker runs', async () => {
     for (const path of ['../outside', '.git/config', '/etc/passwd', 'src/../..']) {
-      const err = await rejectionOf('never-runs', `fs.writeFileSync('/proc/never', 'x');`, { ...ARGS, allowed_paths: [{ path, scope: 'exact' }] });
+      const err = await rejectionOf('never-runs', `fs.writeFileSync('/proc/never', 'x');`, { ...ARGS, allowed_paths: [{ path, scope: 'exact' as const }] });
       expect(err.rule).toBe('invalid_request');
       expect(err.changeId).toBeNull();
     }

@@ -96,8 +96,8 @@ describe('codex implementer and verifier (simulator)', () => {
     const appEnv = start.env as Record<string, string>;
     expect(appEnv.OPENAI_API_KEY).toBe('sk-model-api-key');
     expect(appEnv.GITHUB_TOKEN).toBeUndefined();
-    expect(appEnv.HOME.startsWith(join(env.dataDir, 'runs'))).toBe(true);
-    expect(appEnv.CODEX_HOME.startsWith(join(env.dataDir, 'runs'))).toBe(true);
+    expect(appEnv.HOME!.startsWith(join(env.dataDir, 'runs'))).toBe(true);
+    expect(appEnv.CODEX_HOME!.startsWith(join(env.dataDir, 'runs'))).toBe(true);
 
     // The thread may write its checkout and nothing else.
     const thread = requests(impl.log, 'thread/start')[0]!.params as Record<string, any>;

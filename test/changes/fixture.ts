@@ -107,7 +107,7 @@ export function deps(env: Env, p: RoleProfile, extra: Partial<ChangeDeps> = {}):
 export const ARGS = {
   task: 'Make add() return the sum of its arguments.',
   acceptance_criteria: CRITERIA,
-  allowed_paths: [{ path: 'src', scope: 'subtree' as const }],
+  allowed_paths: [{ path: 'src', scope: 'subtree' }] as { path: string; scope: 'exact' | 'subtree' }[],
 };
 
 export const signal = () => new AbortController().signal;

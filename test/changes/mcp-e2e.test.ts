@@ -274,7 +274,7 @@ describe('change tools over MCP stdio', () => {
     await expect(pending).rejects.toThrow();
 
     // Calls are served one at a time, so this answer comes after the cancelled one settled.
-    const [{ change_id: id }] = queryRows<{ change_id: string }>(dbFile(w), 'SELECT change_id FROM change_requests');
+    const id = queryRows<{ change_id: string }>(dbFile(w), 'SELECT change_id FROM change_requests')[0]!.change_id;
     const after = await call(s, 'verify_change', { change_id: id });
     expect(after.isError).toBe(true);
     expect(after.text).toMatch(/failed \(cancelled\) and cannot be verified/);

@@ -6,7 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Digest } from '../../src/core/digest.js';
 import type { Proposal } from '../../src/core/contracts.js';
 import type { SubjectKind } from '../../src/core/semantic.js';
-import { CertifiedEvidenceError, loadCertifiedEvidence, type CertifiedEvidenceIds } from '../../src/resolve/certified-context.js';
+import type { CertifiedEvidenceIds } from '../../src/core/certified.js';
+import type { ImplementationLocation } from '../../src/core/contracts.js';
+import { CertifiedEvidenceError, loadCertifiedEvidence } from '../../src/resolve/certified-context.js';
 import { getCertificate, invalidate, loadClaims } from '../../src/store/evidence/certificates.js';
 import { FT_DRY_RUN, IL_PARSE_OPTIONS, citing, harness, makeRepo, need, options, scriptedWorker, type Harness, type Repo } from './fixture.js';
 
@@ -72,7 +74,7 @@ describe('loadCertifiedEvidence', () => {
       ['claim', testClaim.claimId, 'focused_tests cli_option:--dry-run test/deploy.test.ts:5-7'],
     ]);
     expect(JSON.parse(ctx.items[0]!.json)).toEqual(IL_PARSE_OPTIONS.payload);
-    expect(JSON.parse(ctx.items[2]!.json)).toEqual({ kind: 'location', location: IL_PARSE_OPTIONS.payload.locations[0] });
+    expect(JSON.parse(ctx.items[2]!.json)).toEqual({ kind: 'location', location: (IL_PARSE_OPTIONS.payload as ImplementationLocation).locations[0] });
     for (const item of ctx.items) expect(Buffer.byteLength(item.json)).toBeLessThanOrEqual(8_192);
 
     expect(ctx.testPlans.map((p) => p.source_id)).toEqual([ft, testClaim.claimId]);

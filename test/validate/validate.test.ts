@@ -2,6 +2,7 @@ import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Proposal } from '../../src/core/contracts.js';
+import type { SubjectKind } from '../../src/core/semantic.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
 import { validateProposal } from '../../src/validate/validate.js';
 import { FT_DRY_RUN, IL_DRY_RUN, IL_PARSE_OPTIONS, RF_DRY_RUN, makeRepo, need, type Repo } from '../resolve/fixture.js';
@@ -14,7 +15,7 @@ beforeAll(() => {
 });
 afterAll(() => repo.cleanup());
 
-function check(p: Proposal, route: 'locate.implementation' | 'trace.state-flow' | 'tests.relevant' = 'locate.implementation', subject = { kind: 'symbol' as const, name: 'parseOptions' }) {
+function check(p: Proposal, route: 'locate.implementation' | 'trace.state-flow' | 'tests.relevant' = 'locate.implementation', subject: { kind: SubjectKind; name: string } = { kind: 'symbol', name: 'parseOptions' }) {
   const n = need(repo, route, subject);
   return validateProposal(new SnapshotReader(repo.root), n, [...n.required, ...n.preferred], p);
 }

@@ -85,7 +85,7 @@ describe('codex worker against the App Server simulator', () => {
     expect(Object.keys(env).filter((k) => !['PATH', 'HOME', 'TMPDIR', 'LANG', 'CODEX_HOME', 'PWD', 'SHLVL', '_'].includes(k))).toEqual([]);
     expect(JSON.stringify(env)).not.toContain('secret');
     expect(env.HOME).toMatch(/\/home$/);
-    expect(env.HOME.startsWith(runsRoot)).toBe(true);
+    expect(env.HOME!.startsWith(runsRoot)).toBe(true);
     expect(start.cwd).not.toBe(root);
     const argv = (start.argv as string[]).join(' ');
     expect(argv).toContain('-c features.plugins=false');

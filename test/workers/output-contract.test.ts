@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- assertions dig into untyped protocol JSON */
 import { describe, it, expect } from 'vitest';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { outputContract, parseOutput, strictJsonSchema } from '../../src/workers/codex/output-contract.js';
 import { IMPLEMENTATION } from './fixtures.js';
 

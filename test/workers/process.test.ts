@@ -26,7 +26,7 @@ describe('workerEnv', () => {
     delete process.env.NEEDLE_TEST_SECRET;
     expect(Object.keys(e).sort()).toEqual(['CODEX_HOME', 'HOME', 'LANG', 'PATH', 'TMPDIR']);
     expect(e.HOME).toBe('/h');
-    expect(e.PATH.split(':').every((p) => p.startsWith('/'))).toBe(true);
+    expect(e.PATH!.split(':').every((p) => p.startsWith('/'))).toBe(true);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type Family,
 } from './syntax.js';
 import type { Spellings } from './spellings.js';
+import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
 export interface Hop {
   readonly name: string;
@@ -50,7 +51,6 @@ const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z
 const ENV_READ = /\b(env::var(_os)?|getenv|Getenv|LookupEnv|environ|process\.env)\b/;
 const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
 const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
-const PARSER_DERIVE = /#\[derive\([^)]*\b(Parser|Args|StructOpt|Deserialize)\b/;
 const DECLARED_WITHOUT_VALUE = new Set(['var_spec', 'variable_declarator']);
 const MEMBER_TYPES = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
 const ASSIGNMENTS_WITH_OPERATOR = new Set(['augmented_assignment', 'augmented_assignment_expression', 'compound_assignment_expr', 'assignment_statement']);
@@ -74,7 +74,7 @@ export class Classifier {
   classify(leaf: SyntaxNode): Verdict {
     const chain = [leaf, ...ancestors(leaf)];
     if (chain.some((n) => this.s.comments.has(n.type))) return { kind: 'ignored' };
-    if (this.family === 'rust' && chain.some(isRustTestItem)) return { kind: 'ignored' };
+    if (this.family === 'rust' && (chain.some(isRustTestItem) || namesModuleOrType(leaf))) return { kind: 'ignored' };
     // A type annotation or an import names a type or binding; no value moves there (`metafile?: Metafile`).
     if (this.family === 'js' && (isTypeReference(leaf) || chain.some((n) => n.type === 'import_statement'))) return { kind: 'ignored' };
     let start = leaf;
@@ -88,7 +88,15 @@ export class Classifier {
     }
     const attribute = chain.find((n) => n.type === 'attribute_item');
     if (attribute) return this.attributeVerdict(attribute);
-    return this.walk(start);
+    const rust = this.family === 'rust' && start === leaf ? this.rustVerdict(leaf) : null;
+    return rust ?? this.walk(start);
+  }
+
+  private rustVerdict(leaf: SyntaxNode): Verdict | null {
+    const shape = rustStep(leaf);
+    if (!shape) return null;
+    const symbol = shape.symbol ?? enclosingFunctionName(this.family, shape.node);
+    return { kind: 'step', role: shape.role, node: shape.node, symbol, description: shape.description };
   }
 
   /**
@@ -152,7 +160,8 @@ export class Classifier {
         return this.step('transformation', n, `\`${n.text}\` copied into ${this.ownerLabel(n, n.text)}`);
       }
       const call = this.s.calls[n.type];
-      if (call && !pendingCall) {
+      // `Some(runs)` wraps the value where it stands; the statement around it decides the role.
+      if (call && !pendingCall && !(this.family === 'rust' && isTupleConstructor(n))) {
         const args = n.childForFieldName(call[1]);
         if (args && within(prev, args)) {
           if (this.producesValue(n)) return this.producerVerdict(n);
@@ -192,6 +201,18 @@ export class Classifier {
     const verdict = this.step('producer', call, this.producerText(call));
     let prev = call;
     for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {
+      // `app = app.arg(Arg::new("tabs"))`: the declaring call is handed to a builder; the builder is not the value.
+      const outer = this.s.calls[n.type];
+      const args = outer ? n.childForFieldName(outer[1]) : null;
+      if (args && within(prev, args)) return verdict;
+      const keyed = this.s.keyed[n.type];
+      if (keyed) {
+        // `Config { tab_width: matches.get_one("tabs")… }`: the value lives on in the field being initialised.
+        const key = n.childForFieldName(keyed[0]);
+        const value = n.childForFieldName(keyed[1]);
+        if (!key || !value || !within(prev, value) || !/^[A-Za-z_$][\w$]*$/.test(key.text) || this.spellings.mentions(key.text)) return verdict;
+        return { ...verdict, hop: { name: key.text, scope: null, origin: n } };
+      }
       const binding = this.s.bindings[n.type];
       if (!binding) continue;
       const target = n.childForFieldName(binding[0]);
@@ -549,30 +570,6 @@ function branchWord(type: string): string {
   if (type.startsWith('match')) return 'match';
   if (type.includes('switch') || type.includes('case')) return 'switch';
   return 'conditional';
-}
-
-function precedingAttributes(n: SyntaxNode): SyntaxNode[] {
-  const out: SyntaxNode[] = [];
-  for (let p = n.previousNamedSibling; p; p = p.previousNamedSibling) {
-    if (p.type === 'attribute_item') out.unshift(p);
-    else if (p.type !== 'line_comment' && p.type !== 'block_comment') break;
-  }
-  return out;
-}
-
-function recordDerivesParser(field: SyntaxNode): boolean {
-  for (let p = field.parent; p; p = p.parent) {
-    if (p.type === 'struct_item') return precedingAttributes(p).some((a) => PARSER_DERIVE.test(a.text));
-  }
-  return false;
-}
-
-/** `#[test]` functions and `#[cfg(test)]` modules are test code even inside `src/`. */
-export function isRustTestItem(n: SyntaxNode): boolean {
-  if (n.type !== 'function_item' && n.type !== 'mod_item') return false;
-  return precedingAttributes(n).some((a) =>
-    n.type === 'mod_item' ? /^#\[cfg\(test\)\]$/.test(a.text.replace(/\s+/g, '')) : /^#\[(\w+::)*test\b/.test(a.text),
-  );
 }
 
 function isClassBodyStatement(n: SyntaxNode): boolean {

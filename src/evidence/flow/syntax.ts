@@ -51,7 +51,7 @@ const SHAPES: Record<Family, Shapes> = {
     },
     keyed: { field_initializer: ['field', 'value'] },
     shorthand: new Set(['shorthand_field_initializer']),
-    branches: { if_expression: 'condition', while_expression: 'condition', match_expression: 'value', let_condition: 'value' },
+    branches: { if_expression: 'condition', while_expression: 'condition', for_expression: 'value', match_expression: 'value', let_condition: 'value' },
     functions: new Set(['function_item', 'function_signature_item']),
     calls: { call_expression: ['function', 'arguments'] },
     returns: new Set(['return_expression']),

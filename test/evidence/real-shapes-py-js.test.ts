@@ -5,16 +5,14 @@
 // the method it covers, unittest classes pytest collects whatever their name.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
-import { AnalysisContext } from '../../src/evidence/context.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
-import { loadLanguages } from '../../src/evidence/parse/treesitter.js';
 import { findFocusedTests } from '../../src/evidence/tests/find.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
 import { validateProposal } from '../../src/validate/validate.js';
-import { makeRepo, removeRepo, type Files } from './fixtures/flow-tests-fixtures.js';
+import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
@@ -102,15 +100,7 @@ const JS_RULER: Files = {
   ),
 };
 
-const repos: string[] = [];
-beforeAll(() => loadLanguages());
-afterAll(() => repos.forEach(removeRepo));
-
-function repo(files: Files): { root: string; ctx: AnalysisContext } {
-  const root = makeRepo(files);
-  repos.push(root);
-  return { root, ctx: new AnalysisContext(root) };
-}
+const repo = fixtureRepos();
 
 const summary = (flow: RuntimeFlow) =>
   flow.steps.map((s) => `${s.role} ${s.location.path}:${s.location.start_line}-${s.location.end_line}`);

@@ -3,14 +3,13 @@
 // it, a Rust accessor whose tail expression combines two flags, a value handed
 // to a builder method named after it, a local bound from an environment read,
 // and Python settings kept on a `Context` class.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import { AnalysisContext } from '../../src/evidence/context.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
-import { loadLanguages } from '../../src/evidence/parse/treesitter.js';
 import { findFocusedTests } from '../../src/evidence/tests/find.js';
-import { makeRepo, removeRepo, type Files } from './fixtures/flow-tests-fixtures.js';
+import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
@@ -153,15 +152,8 @@ const PY_CONTEXT: Files = {
   ),
 };
 
-const repos: string[] = [];
-beforeAll(() => loadLanguages());
-afterAll(() => repos.forEach(removeRepo));
-
-function context(files: Files): AnalysisContext {
-  const root = makeRepo(files);
-  repos.push(root);
-  return new AnalysisContext(root);
-}
+const repo = fixtureRepos();
+const context = (files: Files): AnalysisContext => repo(files).ctx;
 
 describe('focused tests for a CLI option', () => {
   it('does not take a test that only uses the common word `height` on another object', () => {

@@ -4,14 +4,13 @@
 // named like the option, and Go package variables declared without a value
 // while another package has an unrelated field of the same name, and a smoke
 // test whose name starts with the word `runs`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import { AnalysisContext } from '../../src/evidence/context.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
-import { loadLanguages } from '../../src/evidence/parse/treesitter.js';
 import { findFocusedTests } from '../../src/evidence/tests/find.js';
-import { makeRepo, removeRepo, type Files } from './fixtures/flow-tests-fixtures.js';
+import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
@@ -146,15 +145,8 @@ const GO_BENCH: Files = {
   ),
 };
 
-const repos: string[] = [];
-beforeAll(() => loadLanguages());
-afterAll(() => repos.forEach(removeRepo));
-
-function context(files: Files): AnalysisContext {
-  const root = makeRepo(files);
-  repos.push(root);
-  return new AnalysisContext(root);
-}
+const repo = fixtureRepos();
+const context = (files: Files): AnalysisContext => repo(files).ctx;
 
 type Flow = { steps: readonly { role: string; location: { path: string; start_line: number; end_line: number } }[] };
 

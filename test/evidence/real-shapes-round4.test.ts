@@ -4,12 +4,11 @@
 // its way into another local, a clap builder `app` that must not be mistaken
 // for the value, a struct-literal field filled from the parser, module and type
 // names spelled like the option, and `match` arms that rebind it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnalysisContext } from '../../src/evidence/context.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
-import { loadLanguages } from '../../src/evidence/parse/treesitter.js';
-import { makeRepo, removeRepo, type Files } from './fixtures/flow-tests-fixtures.js';
+import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
@@ -152,15 +151,8 @@ const RUST_VIEWER: Files = {
   'src/main.rs': lines('mod align;', 'mod clap_app;', 'mod config;', 'mod indent;', 'mod printer;', 'mod render;', '', 'fn main() {', '    let m = clap_app::build_app(false).get_matches();', '    printer::pad(&config::config(&m), "x");', '}'),
 };
 
-const repos: string[] = [];
-beforeAll(() => loadLanguages());
-afterAll(() => repos.forEach(removeRepo));
-
-function context(files: Files): AnalysisContext {
-  const root = makeRepo(files);
-  repos.push(root);
-  return new AnalysisContext(root);
-}
+const repo = fixtureRepos();
+const context = (files: Files): AnalysisContext => repo(files).ctx;
 
 type Flow = { steps: readonly { role: string; location: { path: string; start_line: number; end_line: number } }[]; gaps: readonly string[] };
 

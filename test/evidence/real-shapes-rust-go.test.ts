@@ -4,18 +4,16 @@
 // environment variable named as `$PAGER_OPTS` inside an error message, and Rust
 // flag docs that write `\flag{width}` in a raw string (prose, not a format hole),
 // and a shorter test that only touches the flag outranking `test_width` itself.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
 import type { SubjectKind } from '../../src/core/semantic.js';
-import { AnalysisContext } from '../../src/evidence/context.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
 import { findFocusedTests } from '../../src/evidence/tests/find.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
-import { loadLanguages } from '../../src/evidence/parse/treesitter.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
 import { validateProposal } from '../../src/validate/validate.js';
-import { makeRepo, removeRepo, type Files } from './fixtures/flow-tests-fixtures.js';
+import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
@@ -131,15 +129,7 @@ const RUST_TRIM: Files = {
   ),
 };
 
-const repos: string[] = [];
-beforeAll(() => loadLanguages());
-afterAll(() => repos.forEach(removeRepo));
-
-function repo(files: Files): { root: string; ctx: AnalysisContext } {
-  const root = makeRepo(files);
-  repos.push(root);
-  return { root, ctx: new AnalysisContext(root) };
-}
+const repo = fixtureRepos();
 
 function certify(root: string, kind: SubjectKind, name: string, payload: unknown): string {
   const n = compileNeed(

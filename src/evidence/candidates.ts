@@ -6,7 +6,7 @@ import type { ImplementationLocation, Location } from '../core/contracts.js';
 import { EVIDENCE, STATIC_LOCATE } from '../core/limits.js';
 import { isTestPath, type AnalysisContext, type GrepMatch, type GrepOptions } from './context.js';
 import { factsOf, type Span } from './languages/index.js';
-import { languageForPath } from './parse/treesitter.js';
+import { languageForPath, type SyntaxNode } from './parse/treesitter.js';
 import { escapeRegex } from './names.js';
 
 export interface Candidate {
@@ -128,6 +128,31 @@ function inFileTest(ctx: AnalysisContext, path: string, line: number): boolean {
   return factsOf(parsed).definitions.some((d) => d.inTest && line >= d.startLine && line <= d.endLine);
 }
 
+const STRING_NODE = /string|char_literal|heredoc/;
+const CODE_IN_STRING = /substitution|interpolation/;
+
+/** Whether every occurrence of `carrier` on the line sits inside a string literal (a message, not a use). */
+function onlyInStrings(ctx: AnalysisContext, path: string, line: number, text: string, carrier: string): boolean {
+  if (!/['"`]/.test(text)) return false;
+  const parsed = ctx.parsed(path);
+  if (!parsed) return false;
+  const word = new RegExp(`(^|[^\\w$])(${escapeRegex(carrier)})(?=[^\\w$]|$)`, 'g');
+  for (const m of text.matchAll(word)) {
+    const column = Buffer.byteLength(text.slice(0, m.index + m[1]!.length));
+    let node: SyntaxNode | null = parsed.tree.rootNode.descendantForPosition({ row: line - 1, column });
+    let quoted = false;
+    for (; node; node = node.parent) {
+      if (CODE_IN_STRING.test(node.type)) break;
+      if (STRING_NODE.test(node.type)) {
+        quoted = true;
+        break;
+      }
+    }
+    if (!quoted) return false;
+  }
+  return true;
+}
+
 export function supportingLocations(ctx: AnalysisContext, primary: Location, q: SupportingQuery): Location[] {
   const carriers = [...new Set(q.carriers.filter((c) => /^[A-Za-z_$][\w$]*$/.test(c)))];
   if (carriers.length === 0) return [];
@@ -159,6 +184,7 @@ export function supportingLocations(ctx: AnalysisContext, primary: Location, q: 
       checked.add(h.path);
       if (inFileTest(ctx, h.path, h.line)) continue;
     }
+    if (onlyInStrings(ctx, h.path, h.line, h.text, h.carrier)) continue;
     ctx.read(h.path);
     out.push({ role: 'supporting', path: h.path, symbol: h.carrier, start_line: h.line, end_line: h.line });
   }

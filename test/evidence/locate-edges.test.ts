@@ -21,6 +21,19 @@ afterAll(() => {
   for (const root of made) rmSync(root, { recursive: true, force: true });
 });
 
+describe('supporting locations', () => {
+  it('cites code that uses the symbol, not strings that merely mention it', () => {
+    const ctx = repo({
+      'src/plan.ts': 'export function buildPlan(n: number): number {\n  return n * 2;\n}\n',
+      'src/run.ts': "import { buildPlan } from './plan.js';\nexport const total = buildPlan(4);\nexport const help = 'see buildPlan for details';\nexport const both = `${buildPlan(1)} via buildPlan`;\n",
+    });
+    const r = locateImplementation(ctx, { kind: 'symbol', name: 'buildPlan' });
+    expect(r.kind).toBe('found');
+    if (r.kind !== 'found') return;
+    expect(r.payload.locations.filter((l) => l.role === 'supporting').map((l) => `${l.path}:${l.start_line}`)).toEqual(['src/run.ts:2', 'src/run.ts:4']);
+  });
+});
+
 describe('primary locations stay out of test code', () => {
   it('does not answer with a test when the option appears only in tests', () => {
     const ctx = repo({

@@ -49,6 +49,18 @@ for (;;) {
 fs.writeFileSync('src/add.mjs', 'export const add = (a, b) => a + b;\\n');
 `;
 
+/** A loopback server that counts and drops every connection it gets. */
+async function countingServer(): Promise<{ port: number; connections: () => number }> {
+  let count = 0;
+  const listening = createServer((socket) => {
+    count++;
+    socket.destroy();
+  });
+  server = listening;
+  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+  return { port: (listening.address() as { port: number }).port, connections: () => count };
+}
+
 describe('hostile implementers', () => {
   it('following .git or parent paths cannot reach the user repository', async () => {
     env = makeEnv();
@@ -72,13 +84,7 @@ describe('hostile implementers', () => {
 
   it.skipIf(!sandboxed)('trying the network has no effect under the sandbox', async () => {
     env = makeEnv();
-    let connections = 0;
-    server = createServer((s) => {
-      connections++;
-      s.destroy();
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
+    const { port, connections } = await countingServer();
     const body = `const net = await import('node:net');
 const outcome = await new Promise((resolve) => {
   const s = net.connect(${port}, '127.0.0.1', () => { s.destroy(); resolve('connected'); });
@@ -88,7 +94,7 @@ fs.writeFileSync('src/net.txt', outcome + '\\n');`;
     const d = deps(env, profile(script(env, 'network', body), verdictVerifier(env, 'verified')));
     const r = await prepareChange(d, ARGS, signal());
     expect(loadPatch(env.db, r.change_id, 1)!.files[0]!.after!.toString()).toBe('blocked\n');
-    expect(connections).toBe(0);
+    expect(connections()).toBe(0);
 
     // An agent CLI that must reach its model API opts in with `network: true`;
     // the filesystem stays confined either way.
@@ -96,20 +102,14 @@ fs.writeFileSync('src/net.txt', outcome + '\\n');`;
     const withNet = { ...online, implementer: { ...online.implementer!, network: true } } as typeof online;
     const r2 = await prepareChange(deps(env, withNet), ARGS, signal());
     expect(loadPatch(env.db, r2.change_id, 1)!.files[0]!.after!.toString()).toBe('connected\n');
-    expect(connections).toBe(1);
+    expect(connections()).toBe(1);
   });
 });
 
 describe('certified focused test under bubblewrap', () => {
   it.skipIf(!sandboxed)('runs the test with no network and verifies', async () => {
     env = makeEnv();
-    let connections = 0;
-    server = createServer((s) => {
-      connections++;
-      s.destroy();
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
+    const { port, connections } = await countingServer();
     const testFile = `import { test } from 'node:test';\nimport assert from 'node:assert';\nimport net from 'node:net';\ntest('offline', async () => {\n  const r = await new Promise((resolve) => { const s = net.connect(${port}, '127.0.0.1', () => { s.destroy(); resolve('up'); }); s.on('error', () => resolve('down')); });\n  assert.strictEqual(r, 'down');\n});\n`;
     write(env.root, 'test/offline.test.mjs', testFile);
     git(env.root, 'add', '-A');
@@ -134,6 +134,6 @@ describe('certified focused test under bubblewrap', () => {
     const r = await verifyChange(d, { change_id }, signal());
     expect(r.status).toBe('verified');
     expect(r.test_plan_results[0]).toMatchObject({ executed: true, passed: true });
-    expect(connections).toBe(0);
+    expect(connections()).toBe(0);
   });
 });

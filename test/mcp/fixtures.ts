@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Engine } from '../../src/core/resolution.js';
+import { blake3 } from '../../src/core/digest.js';
+import type { CompiledNeed } from '../../src/core/need.js';
+import type { Engine, EngineResult } from '../../src/core/resolution.js';
 import type { RoleProfile } from '../../src/core/profile.js';
 import { Connection } from '../../src/mcp/connection.js';
 import { freezeRepository, freezeSession } from '../../src/mcp/freeze.js';
@@ -260,3 +262,18 @@ export function inProcess(o: InProcessOptions = {}): InProcess {
 export async function initialized(p: InProcess, version = '2025-06-18'): Promise<void> {
   await p.request({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: version } });
 }
+
+/** A served composite hit for `need`, as a scripted engine returns it. */
+export const servedAll = (need: CompiledNeed, extra: Partial<EngineResult> = {}): EngineResult => ({
+  resolution: { kind: 'composite_hit', artifact_ids: [blake3('a1'), blake3('a2')], certificate_id: blake3('cert'), plan_id: blake3('plan') },
+  satisfied: need.required.map((o) => o.predicate),
+  missing: [],
+  context: '[NEEDLE_CONTEXT]\nprimary: src/options.ts:1-1 dryRun\n[/NEEDLE_CONTEXT]',
+  cacheHit: true,
+  workerSpawned: false,
+  modelWorkersStarted: 0,
+  reuseUnit: 'artifact',
+  claimIds: [],
+  resultDigest: blake3('result'),
+  ...extra,
+});

@@ -12,22 +12,12 @@ import { McpSession } from '../../src/mcp/session.js';
 import { openDataDir } from '../../src/store/datadir.js';
 import type { Db } from '../../src/store/db.js';
 import { recordResolution } from '../../src/store/evidence/accounting.js';
-import { callNeed, cleanupAll, LOCATE_ARGS, makeRepo, Outbox, queryRows, tempDir } from './fixtures.js';
+import { callNeed, cleanupAll, LOCATE_ARGS, servedAll, makeRepo, Outbox, queryRows, tempDir } from './fixtures.js';
 
 afterAll(cleanupAll);
 
-const served = (need: CompiledNeed): EngineResult => ({
-  resolution: { kind: 'exact_hit', artifact_ids: [blake3('a1')], certificate_id: blake3('cert'), plan_id: blake3('plan') },
-  satisfied: need.required.map((o) => o.predicate),
-  missing: [],
-  context: '[NEEDLE_CONTEXT]\nprimary: src/options.ts:1-1 dryRun\n[/NEEDLE_CONTEXT]',
-  cacheHit: true,
-  workerSpawned: false,
-  modelWorkersStarted: 0,
-  reuseUnit: 'artifact',
-  claimIds: [],
-  resultDigest: blake3('result'),
-});
+const served = (need: CompiledNeed): EngineResult =>
+  servedAll(need, { resolution: { kind: 'exact_hit', artifact_ids: [blake3('a1')], certificate_id: blake3('cert'), plan_id: blake3('plan') } });
 
 /** Answers without yielding, storing its resolution row and the caller's rows in one transaction, like the real engine. */
 class CommittingEngine implements Engine {

@@ -7,7 +7,7 @@ import { blake3 } from '../../src/core/digest.js';
 import type { CompiledNeed } from '../../src/core/need.js';
 import type { Engine, EngineResult, ResolveOptions } from '../../src/core/resolution.js';
 import type { ChangeTools } from '../../src/mcp/tools/change.js';
-import { callNeed, cleanupAll, inProcess, initialized, LOCATE_ARGS, queryRows, type InProcess, type Message } from './fixtures.js';
+import { callNeed, cleanupAll, inProcess, servedAll, initialized, LOCATE_ARGS, queryRows, type InProcess, type Message } from './fixtures.js';
 
 afterAll(cleanupAll);
 const ajv = new Ajv({ strict: false });
@@ -35,19 +35,6 @@ class ScriptedEngine implements Engine {
   }
 }
 
-const servedAll = (need: CompiledNeed, extra: Partial<EngineResult> = {}): EngineResult => ({
-  resolution: { kind: 'composite_hit', artifact_ids: [blake3('a1'), blake3('a2')], certificate_id: blake3('cert'), plan_id: blake3('plan') },
-  satisfied: need.required.map((o) => o.predicate),
-  missing: [],
-  context: '[NEEDLE_CONTEXT]\nprimary: src/options.ts:1-1 dryRun\n[/NEEDLE_CONTEXT]',
-  cacheHit: true,
-  workerSpawned: false,
-  modelWorkersStarted: 0,
-  reuseUnit: 'artifact',
-  claimIds: [],
-  resultDigest: blake3('result'),
-  ...extra,
-});
 
 describe('ledger', () => {
   it('locate, tests, locate, tests: ordinals 1-2, a repeat, then a normal limit bypass; 4 steps stored', async () => {

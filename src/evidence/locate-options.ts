@@ -7,7 +7,7 @@ import { identifierSpellings } from '../core/semantic.js';
 import type { AnalysisContext } from './context.js';
 import { candidateFrom, discover, settle, type Candidate, type Discovery, type LocateResult } from './candidates.js';
 import { CONFIG_KEY_KINDS, factsOf, type OptionDeclaration } from './languages/index.js';
-import { literalSites } from './languages/literals.js';
+import { LITERAL_USES, literalSites } from './languages/literals.js';
 import { escapeRegex, mentionSpellings, normalized, optionName, type OptionName } from './names.js';
 
 const NOT_NAME = '([^A-Za-z0-9_-]|$)';
@@ -43,9 +43,9 @@ function literalCandidates(ctx: AnalysisContext, discovery: Discovery, o: Option
       if (!parsed) return [];
       return literalSites(parsed, m.line, values).map((site) =>
         candidateFrom(m.path, { ...site.span, inTest: site.inTest }, {
-          kind: site.accessor ? 'flag-definition' : 'literal',
+          kind: site.use === 'accessor' ? 'flag-definition' : `literal-${site.use}`,
           name: display,
-          tier: site.accessor ? 1 : 2,
+          tier: 1 + LITERAL_USES.indexOf(site.use),
           symbol: site.symbol,
           carriers: o.long ? carrierSpellings(o.long) : [],
         }),
@@ -106,11 +106,34 @@ export function locateConfigKey(ctx: AnalysisContext, subject: string): LocateRe
         }),
       );
   });
-  return settle(ctx, candidates, {
+  // A key read through the project's own helper (`lookupEnv("APP_HOME")`, `env="APP_HOME"`) is found by its literal.
+  const all = candidates.some((c) => !c.inTest) ? candidates : [...candidates, ...keyLiteralCandidates(ctx, discovery, key)];
+  return settle(ctx, all, {
     allowTest: false,
     spellings: mentionSpellings(key).concat(last ? mentionSpellings(last) : []),
     notFound: `no declaration or read of configuration key ${key}`,
     searchComplete: discovery.complete,
     support: (_primary, best) => ({ carriers: best.carriers, prefer: 'reads' }),
   });
+}
+
+/** String literals that spell the key exactly, ranked by what the code does with them. */
+function keyLiteralCandidates(ctx: AnalysisContext, discovery: Discovery, key: string): Candidate[] {
+  const files = new Set(discovery.files);
+  return discovery.matches
+    .filter((m) => files.has(m.path))
+    .flatMap((m) => {
+      const parsed = ctx.parsed(m.path);
+      if (!parsed) return [];
+      return literalSites(parsed, m.line, [key]).map((site) =>
+        candidateFrom(m.path, { ...site.span, inTest: site.inTest }, {
+          kind: `key-literal-${site.use}`,
+          name: key,
+          // Below every declaration or read the extractors recognise.
+          tier: CONFIG_KEY_KINDS.length * 2 + LITERAL_USES.indexOf(site.use),
+          symbol: site.symbol,
+          carriers: carrierSpellings(key),
+        }),
+      );
+    });
 }

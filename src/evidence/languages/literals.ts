@@ -9,11 +9,19 @@ import type { Span } from './facts.js';
 import { factsOf } from './index.js';
 import { closest, endLine, spanOf, startLine, stringValue } from './syntax.js';
 
+/**
+ * What the code does with the literal, strongest evidence of the option's own
+ * handling first: returned by a flag type's accessor; tested in a branch (a
+ * hand-written parser acting on it); an entry of a declaration table; looked up
+ * as a key of parsed values; anything else (passed on, printed).
+ */
+export type LiteralUse = 'accessor' | 'condition' | 'table' | 'read' | 'other';
+export const LITERAL_USES: readonly LiteralUse[] = ['accessor', 'condition', 'table', 'read', 'other'];
+
 export interface LiteralSite {
   readonly span: Span;
   readonly symbol: string | null;
-  /** True when the literal is returned by a small accessor of a type (a flag definition object). */
-  readonly accessor: boolean;
+  readonly use: LiteralUse;
   readonly inTest: boolean;
 }
 
@@ -48,6 +56,51 @@ const STATEMENTS = new Set([
 ]);
 const ACCESSOR_MAX_LINES = 6;
 
+/** Branching constructs with the field holding the deciding expression (null: the literal is a case label). */
+const BRANCHES: Readonly<Record<string, string | null>> = {
+  if_statement: 'condition',
+  if_expression: 'condition',
+  elif_clause: 'condition',
+  while_statement: 'condition',
+  while_expression: 'condition',
+  ternary_expression: 'condition',
+  conditional_expression: 'condition',
+  switch_case: 'value',
+  expression_case: 'value',
+  case_clause: null,
+  match_arm: 'pattern',
+};
+const BRANCH_STOP = new Set([...FUNCTIONS, 'expression_statement', 'lexical_declaration', 'let_declaration', 'short_var_declaration']);
+const KEYED = new Set(['pair', 'keyed_element', 'keyword_argument', 'field_initializer']);
+const TABLES = new Set(['object', 'dictionary', 'literal_value', 'argument_list', 'field_initializer_list']);
+const SUBSCRIPTS = new Set(['subscript_expression', 'subscript', 'index_expression']);
+
+const within = (inner: SyntaxNode, outer: SyntaxNode): boolean => inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
+
+/** The branch whose deciding expression (or case label) holds `lit`, with the block it controls. */
+function deciding(lit: SyntaxNode): SyntaxNode | null {
+  for (let p = lit.parent; p && !BRANCH_STOP.has(p.type); p = p.parent) {
+    const field = BRANCHES[p.type];
+    if (field === undefined) continue;
+    if (field === null) return p;
+    const cond = p.childForFieldName(field);
+    if (cond && within(lit, cond)) return p;
+  }
+  return null;
+}
+
+function useOf(lit: SyntaxNode): { use: LiteralUse; node: SyntaxNode | null } {
+  const branch = deciding(lit);
+  if (branch) return { use: 'condition', node: branch };
+  const parent = lit.parent;
+  if (parent && SUBSCRIPTS.has(parent.type) && !parent.namedChildren[0]?.equals(lit)) return { use: 'read', node: null };
+  // `{ flag: 'dry-run', type: 'boolean', description: … }`: the literal is one entry of a record describing the option.
+  if (parent && KEYED.has(parent.type) && !parent.namedChildren[0]?.equals(lit)) {
+    const table = parent.parent;
+    if (table && TABLES.has(table.type) && table.namedChildren.filter((c) => c && KEYED.has(c.type)).length >= 3) return { use: 'table', node: table };
+  }
+  return { use: 'other', node: null };
+}
 function containerName(c: SyntaxNode): string | null {
   const named = c.type === 'impl_item' ? c.childForFieldName('type') : c.childForFieldName('name');
   return named ? (/[\w$]+/.exec(named.text)?.[0] ?? null) : null;
@@ -76,11 +129,13 @@ export function literalSites(file: ParsedFile, line: number, values: readonly st
     if (container) {
       const name = containerName(container);
       const head = withTypeAbove(container, name);
-      out.push({ span: spanOf(head, container, container.childForFieldName('body')), symbol: name, accessor: true, inTest: inTest(line) });
-    } else {
-      const stmt = closest(lit, STATEMENTS) ?? lit;
-      out.push({ span: spanOf(stmt), symbol: null, accessor: false, inTest: inTest(line) });
+      out.push({ span: spanOf(head, container, container.childForFieldName('body')), symbol: name, use: 'accessor', inTest: inTest(line) });
+      continue;
     }
+    const { use, node } = useOf(lit);
+    // A branch is cited with the block it controls; a table entry with its record.
+    const stmt = node ?? closest(lit, STATEMENTS) ?? lit;
+    out.push({ span: spanOf(stmt), symbol: null, use, inTest: inTest(line) });
   }
   return out;
 }

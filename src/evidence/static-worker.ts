@@ -8,6 +8,7 @@ import { AnalysisContext } from './context.js';
 import { findFocusedTests } from './tests/find.js';
 import { traceFlow } from './flow/trace.js';
 import { locateImplementation, type LocateResult } from './locate.js';
+import { withBehaviourSite } from './behaviour.js';
 import { loadLanguages } from './parse/treesitter.js';
 
 function abortError(signal: AbortSignal): Error {
@@ -33,6 +34,9 @@ function coveredPrimary(input: WorkerInput): Location | null {
   }
 }
 
+/** Subjects whose value travels from a declaration to a behaviour site. */
+const followsValue = (kind: string): boolean => kind === 'cli_option' || kind === 'configuration_key';
+
 const has = (missing: readonly Obligation[], p: Obligation['predicate']): boolean => missing.some((o) => o.predicate === p);
 
 async function run(input: WorkerInput): Promise<WorkerOutput> {
@@ -53,30 +57,38 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     const needsImpl = has(input.missing, 'implementation_location');
     const needsFlow = has(input.missing, 'runtime_flow');
     const needsTests = has(input.missing, 'focused_tests');
-    let primary = needsImpl ? null : coveredPrimary(input);
+    // The declaration anchors the trace and the test search; a certified primary
+    // may already be the behaviour site, so the declaration is located afresh.
+    let declaration = null as Location | null;
     let located: LocateResult | null = null;
-    if (!primary) {
+    if (needsImpl || followsValue(subject.kind) || !coveredPrimary(input)) {
       await checkpoint(input.signal);
       input.onProgress?.(`static: locating ${subject.kind} ${subject.name}`);
       located = locateImplementation(ctx, subject);
-      if (located.kind === 'found') primary = located.payload.locations.find((l) => l.role === 'primary') ?? null;
-    }
+      if (located.kind === 'found') declaration = located.payload.locations.find((l) => l.role === 'primary') ?? null;
+    } else declaration = coveredPrimary(input);
     if (located?.kind === 'ambiguous' && (needsImpl || needsFlow)) return output({ kind: 'ambiguous', candidates: located.candidates });
-    if (needsImpl) {
-      if (located?.kind === 'found') proposals.push({ predicate: 'implementation_location', payload: located.payload });
-      else if (located?.kind === 'unresolved') reasons.push(`implementation_location: ${located.reason}`);
-    }
-    if (needsFlow && Date.now() < input.deadline) {
+    const traced = (needsFlow || (needsImpl && followsValue(subject.kind))) && Date.now() < input.deadline;
+    let flow: ReturnType<typeof traceFlow> | null = null;
+    if (traced) {
       await checkpoint(input.signal);
       input.onProgress?.('static: tracing runtime flow');
-      const flow = traceFlow(ctx, subject, primary);
+      flow = traceFlow(ctx, subject, declaration);
+    }
+    const site = located?.kind === 'found' && followsValue(subject.kind) ? withBehaviourSite(ctx, subject.name, located.payload, flow?.kind === 'found' ? flow.payload : null) : null;
+    if (needsImpl) {
+      if (located?.kind === 'found') proposals.push({ predicate: 'implementation_location', payload: site ?? located.payload });
+      else if (located?.kind === 'unresolved') reasons.push(`implementation_location: ${located.reason}`);
+    }
+    if (needsFlow && flow) {
       if (flow.kind === 'found') proposals.push({ predicate: 'runtime_flow', payload: flow.payload });
       else reasons.push(`runtime_flow: ${flow.reason}`);
     }
+    const behaviour = site?.locations.find((l) => l.role === 'primary') ?? null;
     if (needsTests && Date.now() < input.deadline) {
       await checkpoint(input.signal);
       input.onProgress?.('static: finding focused tests');
-      const tests = findFocusedTests(ctx, subject, primary);
+      const tests = findFocusedTests(ctx, subject, declaration, behaviour);
       if (tests.kind === 'found') proposals.push({ predicate: 'focused_tests', payload: tests.payload });
       else reasons.push(`focused_tests: ${tests.reason}`);
     }

@@ -31,7 +31,7 @@ interface Ranked {
 
 const TRIES = 8;
 
-export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary: Location | null): TestsResult {
+export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary: Location | null, behaviour: Location | null = null): TestsResult {
   if (subject.kind === 'behavior') {
     return { kind: 'unresolved', reason: 'a behavior subject names no identifier a test could mention' };
   }

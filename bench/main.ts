@@ -1,6 +1,7 @@
 // `npm run bench -- <suite> [options]`: runs a benchmark suite, prints a
 // markdown table with the command that produced it, and with --write-readme
-// replaces the suite's marked section of README.md.
+// replaces the suite's marked section of README.md (the quality suite writes
+// its section unless --no-write).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { arch, cpus, platform } from 'node:os';
@@ -14,7 +15,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 
 const USAGE = `usage: npm run bench -- mcp [--iterations N (100..100000)] [--pings N (10..10000)] [--write-readme]
-       npm run bench -- evidence [--quick] [--write-readme]`;
+       npm run bench -- evidence [--quick] [--write-readme]
+       npm run bench -- quality [--dev-set DIR] [--mirrors DIR] [--tasks a,b] [--no-write] [--help]`;
 
 function bounded(value: string | undefined, fallback: number, min: number, max: number, flag: string): number {
   if (value === undefined) return fallback;
@@ -27,6 +29,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'evidence') {
     // The evidence suite is its own entry point (it spawns servers and generates repositories).
     return spawnSync(process.execPath, [join(here, 'evidence', 'main.js'), ...argv.slice(1)], { stdio: 'inherit' }).status ?? 1;
+  }
+  if (argv[0] === 'quality') {
+    // The scored development set outside this repository, run against dist/; writes README.md unless --no-write.
+    return spawnSync(process.execPath, [join(here, 'quality', 'main.js'), ...argv.slice(1)], { stdio: 'inherit' }).status ?? 1;
   }
   let parsed;
   try {

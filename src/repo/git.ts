@@ -23,7 +23,12 @@ export interface GitOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-function cleanEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+/**
+ * The environment every git Needle runs gets: the caller's minus GIT_*, with
+ * `extra` merged first (so it cannot add GIT_* either). Exported for the test
+ * suite's own git helper, which must see the repository exactly as Needle does.
+ */
+export function gitEnvironment(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries({ ...process.env, ...extra })) if (!k.startsWith('GIT_')) env[k] = v;
   // Optional locks off: reading status must never take index.lock or rewrite
@@ -45,7 +50,7 @@ export function gitBytes(cwd: string, args: readonly string[], opts: GitOptions 
   try {
     return execFileSync('git', args, {
       cwd,
-      env: cleanEnv(opts.env),
+      env: gitEnvironment(opts.env),
       input: opts.input,
       maxBuffer: opts.maxBuffer ?? REPO.gitMaxOutputBytes,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,7 +1,6 @@
 // Smoke test of the evidence benchmark's parts on a small generated
 // repository: what they report must be real hits, real matches and a real
 // README edit, or the published figures would mean nothing.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -11,6 +10,7 @@ import { measureRoutes, timeGitGrep } from '../../bench/evidence/engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from '../../bench/evidence/generate.js';
 import { writeEvidenceSection } from '../../bench/evidence/readme-section.js';
 import { measureStdio } from '../../bench/evidence/stdio.js';
+import { git as gitIn } from '../support/git.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -25,7 +25,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repo.root, encoding: 'utf8' });
+const git = (...args: string[]) => gitIn(repo.root, ...args);
 
 describe('generated benchmark repository', () => {
   it('has exactly the requested number of committed files and a clean worktree', () => {

@@ -1,6 +1,5 @@
 // Real git repositories, real SQLite files and scripted workers (small node
 // programs written into temp dirs) for the change tests.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -8,6 +7,7 @@ import type { RoleProfile } from '../../src/core/profile.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import type { ChangeDeps } from '../../src/changes/deps.js';
 import { detectSandbox, type SandboxInfo } from '../../src/workers/sandbox.js';
+import { git } from '../support/git.js';
 
 export const CRITERIA = ['add() returns the sum', 'a test covers add()'];
 
@@ -17,10 +17,6 @@ export interface Env {
   readonly scripts: string;
   readonly db: Db;
   readonly cleanup: () => void;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
 }
 
 export function write(root: string, rel: string, text: string | Buffer): void {
@@ -111,5 +107,3 @@ export const ARGS = {
 };
 
 export const signal = () => new AbortController().signal;
-
-export { git };

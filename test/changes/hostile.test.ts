@@ -8,7 +8,8 @@ import { prepareChange } from '../../src/changes/prepare.js';
 import { verifyChange } from '../../src/changes/verify.js';
 import { loadPatch } from '../../src/changes/store.js';
 import type { CertifiedTestPlan } from '../../src/changes/model.js';
-import { ARGS, deps, git, goodImplementer, makeEnv, NO_SANDBOX, profile, script, signal, verdictVerifier, write, type Env } from './fixture.js';
+import { git } from '../support/git.js';
+import { ARGS, deps, goodImplementer, makeEnv, NO_SANDBOX, profile, script, signal, verdictVerifier, write, type Env } from './fixture.js';
 
 let env: Env;
 let server: Server | null = null;

@@ -8,6 +8,7 @@ import { applyChange, recoverInterruptedApplies } from '../../src/changes/apply.
 import { currentChangeDigest, loadChange, loadPatch } from '../../src/changes/store.js';
 import { prepareChangeResultSchema, verifyChangeResultSchema } from '../../src/changes/model.js';
 import { changeCommand } from '../../src/cli/commands/change.js';
+import { git } from '../support/git.js';
 import { ARGS, deps, FIXED_ADD, goodImplementer, makeEnv, profile, signal, verdictVerifier, type Env } from './fixture.js';
 
 let env: Env;
@@ -80,8 +81,7 @@ describe('prepare → verify → apply', () => {
     expect(applied.code).toBe(0);
     expect(JSON.parse(applied.out)).toMatchObject({ status: 'applied', change_id: id });
     expect(readFileSync(join(env.root, 'src/add.mjs'), 'utf8')).toBe(FIXED_ADD);
-    const { execFileSync } = await import('node:child_process');
-    expect(execFileSync('git', ['diff', '--cached', '--name-only'], { cwd: env.root, encoding: 'utf8' })).toBe('');
+    expect(git(env.root, 'diff', '--cached', '--name-only')).toBe('');
 
     const second = await cli(env, 'apply', id, '--if-match', digest);
     expect(second.code).not.toBe(0);

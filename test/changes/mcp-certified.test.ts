@@ -10,7 +10,8 @@ import { loadChange } from '../../src/changes/store.js';
 import { openDb } from '../../src/store/db.js';
 import { detectSandbox } from '../../src/workers/sandbox.js';
 import { countRows } from '../mcp/fixtures.js';
-import { commandProfile, git, implementerScript, installProfile, makeWorld, PREPARE_ARGS, readText, serve, verifierScript, writeText, type Served, type World } from './mcp-harness.js';
+import { git } from '../support/git.js';
+import { commandProfile, implementerScript, installProfile, makeWorld, PREPARE_ARGS, readText, serve, verifierScript, writeText, type Served, type World } from './mcp-harness.js';
 
 let world: World | null = null;
 let served: Served | null = null;

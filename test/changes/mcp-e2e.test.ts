@@ -20,7 +20,6 @@ import {
   CRITERIA,
   eventually,
   fingerprint,
-  git,
   hangingImplementerScript,
   implementerScript,
   installProfile,
@@ -38,6 +37,7 @@ import {
   type Served,
   type World,
 } from './mcp-harness.js';
+import { git } from '../support/git.js';
 
 const CHANGE_TABLES = ['change_requests', 'change_events', 'patch_artifacts', 'patch_files', 'change_attempts', 'change_verifications', 'change_applies'];
 

@@ -3,7 +3,7 @@
 // node programs (or the Codex App Server simulator), the built `needle mcp
 // serve` driven by the official MCP SDK client, and the built CLI spawned for
 // `needle change …`.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,7 @@ import type { ChangeRoleConfig, RoleProfile } from '../../src/core/profile.js';
 import { openDataDir } from '../../src/store/datadir.js';
 import { activateProfile, createProfileRevision } from '../../src/store/profiles.js';
 import { CLI, ROOT, requireBuild } from '../mcp/fixtures.js';
+import { git } from '../support/git.js';
 
 export const PROFILE_ID = 'e2e';
 export const CRITERIA = ['add() returns the sum of its arguments', 'sum() adds every number in a list'];
@@ -28,19 +29,6 @@ export const PREPARE_ARGS = {
   acceptance_criteria: CRITERIA,
   allowed_paths: [{ path: 'src', scope: 'subtree' }],
 };
-
-const GIT_ENV = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'E2E',
-  GIT_AUTHOR_EMAIL: 'e2e@example.invalid',
-  GIT_COMMITTER_NAME: 'E2E',
-  GIT_COMMITTER_EMAIL: 'e2e@example.invalid',
-};
-
-export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
-}
 
 export interface World {
   readonly base: string;

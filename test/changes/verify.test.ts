@@ -7,7 +7,8 @@ import { prepareChange } from '../../src/changes/prepare.js';
 import { verifyChange } from '../../src/changes/verify.js';
 import { beginRepair, listEvents, loadChange, loadPatch } from '../../src/changes/store.js';
 import { verifyChangeResultSchema, type CertifiedTestPlan } from '../../src/changes/model.js';
-import { ARGS, CRITERIA, deps, FIXED_ADD, git, goodImplementer, makeEnv, profile, script, signal, verdictVerifier, write, type Env } from './fixture.js';
+import { git } from '../support/git.js';
+import { ARGS, CRITERIA, deps, FIXED_ADD, goodImplementer, makeEnv, profile, script, signal, verdictVerifier, write, type Env } from './fixture.js';
 
 let env: Env;
 afterEach(() => env?.cleanup());

@@ -1,8 +1,8 @@
 // Test fixtures for the MCP, CLI and store tests: real git repositories and
 // data directories in temp dirs, the built server as a child process driven
 // line by line, and an in-process session for fast property tests.
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import { BypassEngine } from '../../src/mcp/bypass-engine.js';
 import type { ChangeTools } from '../../src/mcp/tools/change.js';
 import { openDataDir } from '../../src/store/datadir.js';
 import { activateProfile, createProfileRevision } from '../../src/store/profiles.js';
+import { git } from '../support/git.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -37,24 +38,10 @@ export function tempDir(prefix = 'needle-test-'): string {
   return dir;
 }
 
-const GIT_ENV = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-  GIT_AUTHOR_DATE: '2024-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z',
-};
-
-export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
-}
-
 /** A small committed repository with a CLI option worth asking about. */
 export function makeRepo(): string {
   const dir = join(tempDir('needle-repo-'), 'repo');
-  execFileSync('mkdir', ['-p', join(dir, 'src')]);
+  mkdirSync(join(dir, 'src'), { recursive: true });
   git(dir, 'init', '-q', '-b', 'main');
   writeFileSync(join(dir, 'src/options.ts'), 'export const dryRun = process.argv.includes("--dry-run");\n');
   git(dir, 'add', '.');

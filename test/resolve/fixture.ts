@@ -1,6 +1,5 @@
 // Test fixtures for the resolver and validators: a small generated git
 // repository, a scripted in-process worker, and need compilation.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +12,7 @@ import type { RouteId, SubjectKind } from '../../src/core/semantic.js';
 import type { Worker, WorkerInput, WorkerOutput } from '../../src/core/worker.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { createEngine } from '../../src/resolve/engine.js';
+import { git as gitIn } from '../support/git.js';
 
 export const TS_FILES: Record<string, string> = {
   'package.json': JSON.stringify({ name: 'demo', type: 'module', scripts: { test: 'vitest run' }, devDependencies: { vitest: '1.0.0' } }, null, 2) + '\n',
@@ -65,12 +65,7 @@ export function makeRepo(files: Record<string, string> = TS_FILES): Repo {
   const base = mkdtempSync(join(tmpdir(), 'needle-resolve-'));
   const root = join(base, 'repo');
   mkdirSync(root);
-  const git = (...args: string[]) =>
-    execFileSync('git', args, {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-    });
+  const git = (...args: string[]) => gitIn(root, ...args);
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);

@@ -1,7 +1,6 @@
 // Fixtures for the worker tests: a real git repository, a compiled need, a
 // simulator wrapper per scenario, and a byte-level fingerprint of a directory
 // tree (worktree and .git) to prove nothing of the user's repository changed.
-import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, lstatSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { blake3 } from '../../src/core/digest.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
 import type { RouteId } from '../../src/core/semantic.js';
+import { git } from '../support/git.js';
 
 export const SIM = fileURLToPath(new URL('../support/codex-sim/sim.mjs', import.meta.url));
-
-export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
-}
 
 export const FLAGS_TS = `export interface Options {\n  dryRun: boolean;\n}\n\nexport function parse(argv: string[]): Options {\n  return { dryRun: argv.includes('--dry-run') };\n}\n`;
 
@@ -31,7 +27,6 @@ export function makeRepo(): { root: string; base: string } {
   git(root, 'add', '.');
   git(root, 'commit', '-q', '-m', 'init');
   writeFileSync(join(root, 'README.md'), '# fixture (dirty)\n');
-  git(root, 'status', '--porcelain'); // refresh the index now so later reads leave it alone
   return { root, base };
 }
 

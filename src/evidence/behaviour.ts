@@ -9,6 +9,10 @@ import { EVIDENCE } from '../core/limits.js';
 import type { AnalysisContext } from './context.js';
 import { mentions, pathTier } from './candidates.js';
 import { mentionSpellings } from './names.js';
+import { factsOf } from './languages/index.js';
+
+/** A function this short is cited whole when it is where the value is used. */
+const SMALL_FUNCTION_LINES = 80;
 
 /** Roles in the order a reader wants supporting evidence after the declaration. */
 const SUPPORTING_ORDER: readonly FlowRole[] = ['transformation', 'carrier', 'precedence', 'consumer', 'producer'];
@@ -25,22 +29,48 @@ function onlyRejects(ctx: AnalysisContext, l: Location): boolean {
   return body.length > 0 && body.length <= 3 && REJECTS.test(body[0]!);
 }
 
+const rangeOf = (ctx: AnalysisContext, l: Location): string => (ctx.read(l.path) ?? '').split('\n').slice(l.start_line - 1, l.end_line).join('\n');
+
+/**
+ * A one-word name (`raw`, `depth`) is also every namesake local; only a read
+ * through the parsed options (`args.raw`) is surely the option's value.
+ */
+function connectedTo(ctx: AnalysisContext, subjectName: string): (l: Location) => boolean {
+  const bare = subjectName.replace(/^-+/, '');
+  if (!/^[a-z][a-z0-9]*$/.test(bare)) return () => true;
+  const member = new RegExp(`\\.${bare}(?![\\w$])`);
+  return (l) => member.test(rangeOf(ctx, l));
+}
+
 const overlaps = (a: Location, b: Location): boolean => a.path === b.path && a.start_line <= b.end_line && b.start_line <= a.end_line;
 
 /** Consumers a validator accepts as primary (they spell the subject), best first. */
 function behaviourCandidates(ctx: AnalysisContext, subjectName: string, declaration: Location, flow: RuntimeFlow): Location[] {
   const spellings = mentionSpellings(subjectName);
+  const connected = connectedTo(ctx, subjectName);
   const consumers = flow.steps
     .filter((s) => s.role === 'consumer')
     .map((s) => s.location)
-    .filter((l) => l.end_line - l.start_line < EVIDENCE.maxLocationLines && mentions(ctx, l.path, l.start_line, l.end_line, spellings));
+    .filter((l) => l.end_line - l.start_line < EVIDENCE.maxLocationLines && mentions(ctx, l.path, l.start_line, l.end_line, spellings) && connected(l));
+  // A consumer of a local the value was renamed into (`delete = not keep` … `if delete:`) is cited from the
+  // renaming statement on, when both lie in one function and the range stays within the bound: it then spells the subject.
+  const viaLocal = flow.steps
+    .filter((s) => s.role === 'consumer' && !mentions(ctx, s.location.path, s.location.start_line, s.location.end_line, spellings))
+    .flatMap((s) => {
+      const fn = enclosingDefinition(ctx, s.location.path, s.location.start_line);
+      const origin = flow.steps
+        .filter((o) => o.location.path === s.location.path && o.location.start_line < s.location.start_line && fn && o.location.start_line >= fn.start_line)
+        .filter((o) => mentions(ctx, o.location.path, o.location.start_line, o.location.end_line, spellings))
+        .sort((a, b) => b.location.start_line - a.location.start_line)[0];
+      if (!origin || s.location.end_line - origin.location.start_line >= EVIDENCE.maxLocationLines) return [];
+      return [{ ...s.location, symbol: null, start_line: origin.location.start_line }];
+    });
   const rank = (l: Location): number[] => [
-    onlyRejects(ctx, l) ? 1 : 0,
     pathTier(l.path),
     // The parser's own file mostly validates and copies; the behaviour lives where the value is used.
     l.path === declaration.path ? 1 : 0,
   ];
-  return consumers
+  return [...consumers, ...viaLocal]
     .map((l, i) => ({ l, r: [...rank(l), i] }))
     .sort((a, b) => {
       for (let k = 0; k < a.r.length; k++) if (a.r[k] !== b.r[k]) return a.r[k]! - b.r[k]!;
@@ -49,20 +79,71 @@ function behaviourCandidates(ctx: AnalysisContext, subjectName: string, declarat
     .map((x) => x.l);
 }
 
+/** The smallest function or method around `line` of `path`. */
+function enclosingDefinition(ctx: AnalysisContext, path: string, line: number): Location | null {
+  const parsed = ctx.parsed(path);
+  if (!parsed) return null;
+  const fn = factsOf(parsed)
+    .definitions.filter((d) => (d.kind === 'function' || d.kind === 'method') && !d.inTest && d.startLine <= line && line <= d.endLine)
+    .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+  return fn ? { role: 'primary', path, symbol: fn.name, start_line: fn.startLine, end_line: fn.endLine } : null;
+}
+
+/** The enclosing function when it is small enough to cite whole. */
+function enclosingFunction(ctx: AnalysisContext, path: string, line: number): Location | null {
+  const fn = enclosingDefinition(ctx, path, line);
+  return fn && fn.end_line - fn.start_line + 1 <= SMALL_FUNCTION_LINES ? fn : null;
+}
+
+/**
+ * Where the value is used most outside the file that declares it: the small
+ * function holding the most flow steps (the value's work happens there even
+ * when no branch tests it, e.g. a size computed from it).
+ */
+function busiestFunction(ctx: AnalysisContext, subjectName: string, declaration: Location, flow: RuntimeFlow): Location | null {
+  const spellings = mentionSpellings(subjectName);
+  const connected = connectedTo(ctx, subjectName);
+  const counts = new Map<string, { fn: Location; n: number }>();
+  for (const s of flow.steps) {
+    if (s.location.path === declaration.path || s.role === 'producer' || pathTier(s.location.path) > 0) continue;
+    const fn = enclosingFunction(ctx, s.location.path, s.location.start_line);
+    if (!fn || !mentions(ctx, fn.path, fn.start_line, fn.end_line, spellings) || !connected(fn)) continue;
+    const key = `${fn.path}:${fn.start_line}`;
+    const entry = counts.get(key) ?? { fn, n: 0 };
+    entry.n++;
+    counts.set(key, entry);
+  }
+  return [...counts.values()].sort((a, b) => b.n - a.n)[0]?.fn ?? null;
+}
+
 /**
  * The implementation location with the behaviour site as primary when the flow
  * has one the validators can check, the declaration and the flow's other steps
  * as supporting; otherwise the declaration-based answer unchanged.
  */
+export interface BehaviourAnswer {
+  readonly payload: ImplementationLocation;
+  /** The behaviour site, when one was found apart from the declaration. */
+  readonly site: BehaviourSite | null;
+}
+
+export interface BehaviourSite {
+  readonly location: Location;
+  /** The site only rejects bad values (a validation), so a test expecting an error exercises it. */
+  readonly rejects: boolean;
+}
+
 export function withBehaviourSite(
   ctx: AnalysisContext,
   subjectName: string,
   located: ImplementationLocation,
   flow: RuntimeFlow | null,
-): ImplementationLocation {
+): BehaviourAnswer {
   const declaration = located.locations.find((l) => l.role === 'primary');
-  if (!declaration || !flow) return located;
-  const [site] = behaviourCandidates(ctx, subjectName, declaration, flow);
+  if (!declaration || !flow) return { payload: located, site: null };
+  const candidates = behaviourCandidates(ctx, subjectName, declaration, flow);
+  const acting = candidates.find((l) => !onlyRejects(ctx, l));
+  const site = acting ?? busiestFunction(ctx, subjectName, declaration, flow) ?? candidates[0];
   const primary: Location = site ? { ...site, role: 'primary' } : declaration;
   const chosen: Location[] = [primary];
   const add = (l: Location): void => {
@@ -72,5 +153,5 @@ export function withBehaviourSite(
   add(declaration);
   for (const role of SUPPORTING_ORDER) for (const s of flow.steps) if (s.role === role) add(s.location);
   for (const l of located.locations) add(l);
-  return { locations: chosen, gaps: located.gaps };
+  return { payload: { locations: chosen, gaps: located.gaps }, site: site ? { location: primary, rejects: onlyRejects(ctx, primary) } : null };
 }

@@ -77,14 +77,14 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     }
     const site = located?.kind === 'found' && followsValue(subject.kind) ? withBehaviourSite(ctx, subject.name, located.payload, flow?.kind === 'found' ? flow.payload : null) : null;
     if (needsImpl) {
-      if (located?.kind === 'found') proposals.push({ predicate: 'implementation_location', payload: site ?? located.payload });
+      if (located?.kind === 'found') proposals.push({ predicate: 'implementation_location', payload: site?.payload ?? located.payload });
       else if (located?.kind === 'unresolved') reasons.push(`implementation_location: ${located.reason}`);
     }
     if (needsFlow && flow) {
       if (flow.kind === 'found') proposals.push({ predicate: 'runtime_flow', payload: flow.payload });
       else reasons.push(`runtime_flow: ${flow.reason}`);
     }
-    const behaviour = site?.locations.find((l) => l.role === 'primary') ?? null;
+    const behaviour = site?.site ?? null;
     if (needsTests && Date.now() < input.deadline) {
       await checkpoint(input.signal);
       input.onProgress?.('static: finding focused tests');

@@ -59,6 +59,30 @@ export function checkFocusedTests(reader: SnapshotReader, plan: FocusedTests, su
           const f = reader.file(p);
           return typeof f !== 'string' && terms.some((t) => containsTerm(f.text, t));
         });
-  if (!related) reasons.push(`neither the test nor its evidence files mention the subject ${clip(subject.name, 80)}`);
+  if (!related && !(subject.kind === 'cli_option' && passesDeclaredShort(reader, plan, range, terms)))
+    reasons.push(`neither the test nor its evidence files mention the subject ${clip(subject.name, 80)}`);
   return reasons;
+}
+
+/** Lines around an option's long name within which its short name counts as declared with it. */
+const DECLARATION_WINDOW = 8;
+
+/**
+ * The test passes a short flag (`"-n"`) that an evidence file declares together
+ * with the subject's long name (`short = 'n', long = "max-count"` within a few
+ * lines, outside test code): it exercises the option under its other name.
+ */
+function passesDeclaredShort(reader: SnapshotReader, plan: FocusedTests, range: string, terms: readonly string[]): boolean {
+  const shorts = [...range.matchAll(/["'`]-([A-Za-z0-9])["'`]/g)].map((m) => m[1]!);
+  if (shorts.length === 0) return false;
+  return plan.evidence_paths.some((p) => {
+    if (p === plan.location.path) return false;
+    const f = reader.file(p);
+    if (typeof f === 'string') return false;
+    return f.lines.some((line, i) => {
+      if (!terms.some((t) => t.startsWith('--') ? line.includes(t) : containsTerm(line, t) && /["'`]/.test(line))) return false;
+      const around = f.lines.slice(Math.max(0, i - DECLARATION_WINDOW), i + DECLARATION_WINDOW + 1).join('\n');
+      return shorts.some((c) => new RegExp(`["'\`]-?${c}["'\`]`).test(around));
+    });
+  });
 }

@@ -40,13 +40,10 @@ describe('static worker', () => {
     expect(out.proposals).toHaveLength(1);
     const [proposal] = out.proposals;
     expect(proposal!.predicate).toBe('implementation_location');
-    expect(proposal!.predicate === 'implementation_location' && proposal!.payload.locations[0]).toEqual({
-      role: 'primary',
-      path: 'src/cli.rs',
-      symbol: 'dry_run',
-      start_line: 11,
-      end_line: 13,
-    });
+    // The primary is the behaviour site (the branch `args.dry_run` decides); the clap declaration supports it.
+    const locations = proposal!.predicate === 'implementation_location' ? proposal!.payload.locations : [];
+    expect(locations[0]).toEqual({ role: 'primary', path: 'src/deploy.rs', symbol: null, start_line: 12, end_line: 17 });
+    expect(locations).toContainEqual({ role: 'supporting', path: 'src/cli.rs', symbol: 'dry_run', start_line: 11, end_line: 13 });
     const files = fixtureFiles('rust');
     for (const o of out.observed) expect(o.digest).toBe(blake3(files[o.path]!));
     expect(out.observed.map((o) => o.path)).toEqual(expect.arrayContaining(['src/cli.rs', 'src/deploy.rs']));
@@ -97,7 +94,8 @@ describe('static worker', () => {
     writeFileSync(join(root, 'src/cli.rs'), edited);
     const out = await worker.run(input(need('locate.implementation', 'cli_option', '--dry-run')));
     const first = out.proposals[0];
-    expect(first?.predicate === 'implementation_location' && first.payload.locations[0]).toMatchObject({ path: 'src/cli.rs', symbol: 'simulate', start_line: 11, end_line: 13 });
+    const declaration = first?.predicate === 'implementation_location' ? first.payload.locations.find((l) => l.path === 'src/cli.rs') : undefined;
+    expect(declaration).toMatchObject({ role: 'supporting', symbol: 'simulate', start_line: 11, end_line: 13 });
     expect(out.observed.find((o) => o.path === 'src/cli.rs')?.digest).toBe(blake3(edited));
   });
 });

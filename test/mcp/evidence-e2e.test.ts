@@ -99,7 +99,8 @@ describe('need_context over MCP with the static worker', () => {
     expect(progress.length).toBeGreaterThan(0);
     expect(cold.structured.worker_spawned).toBe(true);
     expect(cold.structured.satisfied).toEqual(['implementation_location', 'runtime_flow', 'focused_tests']);
-    expect(cold.text).toContain('primary: src/cli.ts:5');
+    expect(cold.text).toContain('primary: src/deploy.ts:6');
+    expect(cold.text).toContain('supporting: src/cli.ts:5');
     expect(cold.text).toContain('6 consumer       src/deploy.ts:6');
     expect(cold.text).toContain("focused test: npx vitest run test/deploy.test.ts -t 'deploy skips the upload in dry run'");
 

@@ -90,10 +90,11 @@ function deciding(lit: SyntaxNode): SyntaxNode | null {
 }
 
 function useOf(lit: SyntaxNode): { use: LiteralUse; node: SyntaxNode | null } {
+  const parent = lit.parent;
+  // `values['dry-run'] !== undefined ? …`: looking the parsed value up is a read wherever it stands.
+  if (parent && SUBSCRIPTS.has(parent.type) && !parent.namedChildren[0]?.equals(lit)) return { use: 'read', node: null };
   const branch = deciding(lit);
   if (branch) return { use: 'condition', node: branch };
-  const parent = lit.parent;
-  if (parent && SUBSCRIPTS.has(parent.type) && !parent.namedChildren[0]?.equals(lit)) return { use: 'read', node: null };
   // `{ flag: 'dry-run', type: 'boolean', description: … }`: the literal is one entry of a record describing the option.
   if (parent && KEYED.has(parent.type) && !parent.namedChildren[0]?.equals(lit)) {
     const table = parent.parent;

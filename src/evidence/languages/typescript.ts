@@ -75,6 +75,7 @@ const BODY_STOP = new Set(['statement_block', 'program', 'class_body']);
 const TEST_CALLS = new Set(['it', 'test', 'describe', 'suite']);
 const KEY_READ_METHODS = new Set(['get', 'getString', 'getNumber', 'getBoolean', 'getInt']);
 const SETTINGS_TYPE = /config|settings|options|env$/i;
+const ARG_SPEC_VALUES = new Set(['identifier', 'array', 'member_expression', 'call_expression']);
 
 const nameOf = (n: SyntaxNode | null | undefined): string | null => n?.childForFieldName('name')?.text ?? null;
 
@@ -225,7 +226,8 @@ function argSpecOptions(obj: SyntaxNode, inTest: boolean): OptionDeclaration[] {
     .filter((p) => /^--?[A-Za-z0-9]/.test(p.key));
   const aliases = flagPairs.filter((p) => p.value.type === 'string');
   return flagPairs
-    .filter((p) => p.key.startsWith('--') && p.value.type !== 'string' && p.value.type !== 'object')
+    // A spec's value is a type (`Boolean`, `[String]`, `arg.COUNT`, `arg.flag(…)`); any other value is data keyed by a flag's text.
+    .filter((p) => p.key.startsWith('--') && ARG_SPEC_VALUES.has(p.value.type))
     .map(({ pair, key }) => {
       const names = flagNames([key, ...aliases.filter((a) => stringValue(a.value) === key).map((a) => a.key)]);
       return { framework: 'arg' as const, ...names, carrier: null, inTest, ...spanOf(pair) };

@@ -11,6 +11,7 @@ import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';
 import { testsInFile, type TestCase } from './discover.js';
+import { behaviourFunction, callsFunction, declaredShorts, effectiveBody, expectsError, isEndToEnd, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
 
 export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'unresolved'; reason: string };
 
@@ -27,11 +28,20 @@ interface Ranked {
   /** Distinct options the body passes: a command line that sets fewer other options isolates the subject better. */
   readonly otherOptions: number;
   readonly lines: number;
+  /** How strongly the test exercises the behaviour site (see relevance.ts). */
+  readonly relevance: number;
+  /** Subject words its title carries. */
+  readonly overlap: number;
 }
 
 const TRIES = 8;
 
-export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary: Location | null, behaviour: Location | null = null): TestsResult {
+export function findFocusedTests(
+  ctx: AnalysisContext,
+  subject: Subject,
+  primary: Location | null,
+  behaviour: { readonly location: Location; readonly rejects: boolean } | null = null,
+): TestsResult {
   if (subject.kind === 'behavior') {
     return { kind: 'unresolved', reason: 'a behavior subject names no identifier a test could mention' };
   }
@@ -40,7 +50,11 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
   const extra = primary?.symbol && /^[A-Za-z_$][\w$]*$/.test(primary.symbol) && !spellings.identifiers.includes(primary.symbol) ? primary.symbol : null;
   const mention = extra ? new Spellings([...spellings.identifiers, extra], spellings.dashed) : spellings;
 
-  const optionArg = subject.kind === 'cli_option' ? optionArgument(spellings) : null;
+  const shorts = subject.kind === 'cli_option' ? declaredShorts(ctx, primary) : [];
+  const optionArg = subject.kind === 'cli_option' ? optionArgument(spellings, shorts) : null;
+  const longArgument = subject.kind === 'cli_option' ? optionArgument(spellings, []) : null;
+  const effective = new Map<TestCase, string>();
+  const behaviourFn = behaviourFunction(ctx, behaviour?.location ?? null);
   const carrierUse = subject.kind === 'cli_option' ? carrierUsage(spellings, primary?.symbol ?? null) : null;
   const files = candidateFiles(ctx, mention);
   const ranked: Ranked[] = [];
@@ -51,16 +65,41 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
     // `test_options.py` is the suite for `Option` as much as `test_option.py` would be.
     const dedicatedFile = containsWords(words(path.slice(path.lastIndexOf('/') + 1)), key, true);
     for (const test of testsInFile(file)) {
-      const passesOption = optionArg?.test(test.body) ?? false;
+      const body = effectiveBody(file, test);
+      effective.set(test, body);
+      const passesOption = optionArg?.test(body) ?? false;
       // An option's test passes it or touches its carrier; `r.height` in a renderer test is another `height`.
-      const mentioned = carrierUse ? passesOption || carrierUse.test(test.body) : mention.positions(test.body).length > 0;
+      const mentioned = carrierUse ? passesOption || carrierUse.test(body) : mention.positions(body).length > 0;
       // A symbol's test uses it: `test_help_option` that never says `Option` is not a test of `Option`.
       const named = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
       const namedExactly = named === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');
       // `runs_successfully` is not about `--runs`: one word of a name ties a test to a one-word option only when it is the whole name.
       const score = named === 2 && subject.kind === 'cli_option' && key.length === 1 && !namedExactly ? 0 : named;
       if (score < 2 && !mentioned) continue;
-      ranked.push({ test, passesOption, nameScore: score, dedicatedFile, namedExactly, otherOptions: optionArg ? distinctOptions(test.body) : 0, lines: test.endLine - test.startLine + 1 });
+      const title = words(test.name);
+      // Calling the function that holds the behaviour with the value set is what fails when the behaviour breaks;
+      // the unit's own test file comes next; an end-to-end run or a title about the option's absence last.
+      const relevance =
+        (mentioned && callsFunction(test.body, behaviourFn) ? 6 : mentioned && callsFunction(body, behaviourFn) ? 2 : 0) +
+        (mentioned && isPairedWith(test.path, behaviour?.location ?? null) ? 2 : 0) -
+        // A test that expects an error exercises a validation, unless rejecting is the behaviour itself.
+        (behaviour && !behaviour.rejects && expectsError(test.body) ? 3 : 0) +
+        (mentioned ? 2 : 0) -
+        (isEndToEnd(test) ? 2 : 0) -
+        // An option's test titled for its absence (`… when unset`) checks the default, not the option.
+        (subject.kind !== 'symbol' && subject.kind !== 'test' && isNegatedTitle(title) ? 1 : 0);
+      ranked.push({
+        test,
+        passesOption,
+        nameScore: score,
+        dedicatedFile,
+        namedExactly,
+        otherOptions: behaviourFn && callsFunction(body, behaviourFn) ? settingArguments(body, behaviourFn) : optionArg ? distinctOptions(body) : 0,
+        lines: test.endLine - test.startLine + 1,
+        relevance,
+        // One word of a title ties a test to a one-word option no more than its name does (see `score`).
+        overlap: key.length > 1 ? titleOverlap(title, key) : 0,
+      });
     }
   }
   if (ranked.length === 0) {
@@ -70,9 +109,10 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
   ranked.sort(
     (a, b) =>
       Number(b.nameScore === 3) - Number(a.nameScore === 3) ||
-      specificity(b) - specificity(a) ||
+      specificity(b) + b.relevance - (specificity(a) + a.relevance) ||
       Number(b.namedExactly) - Number(a.namedExactly) ||
       Number(b.dedicatedFile) - Number(a.dedicatedFile) ||
+      b.overlap - a.overlap ||
       a.otherOptions - b.otherOptions ||
       a.lines - b.lines ||
       (a.test.path < b.test.path ? -1 : a.test.path > b.test.path ? 1 : 0) ||
@@ -85,9 +125,13 @@ export function findFocusedTests(ctx: AnalysisContext, subject: Subject, primary
       reasons.push(result.reason);
       continue;
     }
+    // A test that passes only the short name is tied to the subject by the declaration that names both.
+    const viaShort = primary !== null && shorts.length > 0 && !(longArgument?.test(effective.get(test) ?? test.body) ?? false);
+    const evidencePaths = viaShort && !result.command.evidence_paths.includes(primary.path) ? [...result.command.evidence_paths, primary.path] : result.command.evidence_paths;
     const payload = focusedTestsSchema.parse(
       {
         ...result.command,
+        evidence_paths: evidencePaths,
         selection: 'representative',
         location: { role: 'primary', path: test.path, symbol: test.name, start_line: test.startLine, end_line: Math.min(test.endLine, test.startLine + 199) },
       },
@@ -115,10 +159,15 @@ const specificity = (r: Ranked): number => Math.min(r.nameScore, 2) + (r.passesO
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** `"--crlf"`, `"--width=80"`, or a word of a command line written as one string (`"fd --hidden foo"`). */
-function optionArgument(spellings: Spellings): RegExp {
+/**
+ * `"--crlf"`, `"--width=80"`, a word of a command line written as one string
+ * (`"fd --hidden foo"`), or a declared short name standing as its own argument (`"-n"`).
+ */
+function optionArgument(spellings: Spellings, shorts: readonly string[]): RegExp {
   const name = escapeRe(spellings.dashed ?? spellings.identifiers[0]!);
-  return new RegExp(`(["'\`]|["'\`][^"'\`\n]*\\s)--${name}(=[^"'\`]*|\\s[^"'\`\n]*)?["'\`]`);
+  const long = `(["'\`]|["'\`][^"'\`\n]*\\s)--${name}(=[^"'\`]*|\\s[^"'\`\n]*)?["'\`]`;
+  const short = shorts.length > 0 ? `|["'\`]-(${shorts.map(escapeRe).join('|')})["'\`]` : '';
+  return new RegExp(`${long}${short}`);
 }
 
 function distinctOptions(body: string): number {

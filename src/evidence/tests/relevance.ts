@@ -1,0 +1,130 @@
+// Signals that tell the test a maintainer would point to from tests that only
+// touch the subject: it exercises the behaviour site (calls the function that
+// holds it, lives in the test file paired with its source file), it is not an
+// end-to-end run, its title does not describe the option being absent, and its
+// title shares words with the subject. Language-neutral: names and paths only.
+import type { Location } from '../../core/contracts.js';
+import type { AnalysisContext, ParsedFile } from '../context.js';
+import { factsOf } from '../languages/index.js';
+import type { TestCase } from './discover.js';
+
+/** `chunkFiles.spec.js`, `test_core.py`, `handler_test.go`, `core_tests.rs` → the source stem they test. */
+export function testedStem(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
+  return base
+    .replace(/[._-](test|tests|spec|specs|e2e)$/i, '')
+    .replace(/^(test|tests)[._-]/i, '')
+    .toLowerCase();
+}
+
+const sourceStem = (path: string): string => path.slice(path.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '').toLowerCase();
+
+/** The test file is the one kept for the behaviour site's source file. */
+export function isPairedWith(testPath: string, source: Location | null): boolean {
+  if (!source) return false;
+  const stem = sourceStem(source.path);
+  return stem.length > 0 && testedStem(testPath) === stem && stem !== 'mod' && stem !== 'index' && stem !== 'lib' && stem !== 'main';
+}
+
+/** Runs that go through the whole program rather than the unit holding the behaviour. */
+const END_TO_END = /(^|[^a-z])(e2e|end[_-]?to[_-]?end|integration|acceptance)([^a-z]|$)/i;
+
+export function isEndToEnd(test: TestCase): boolean {
+  return END_TO_END.test(test.path) || END_TO_END.test(test.name) || test.scopes.some((s) => END_TO_END.test(s));
+}
+
+/** A title about the subject being absent or off (`should not add …`, `test_no_x`, `… when unset`). */
+const NEGATED = new Set(['not', 'no', 'without', 'unset', 'disabled', 'never', 'off', 'none', 'ignores', 'ignored', 'omitted']);
+
+export function isNegatedTitle(words: readonly string[]): boolean {
+  return words.some((w) => NEGATED.has(w));
+}
+
+/** Subject words the title carries, a title word counting when one is a prefix of the other (`arg` / `argument`). */
+export function titleOverlap(titleWords: readonly string[], subjectWords: readonly string[]): number {
+  return subjectWords.filter((s) => s.length >= 3 && titleWords.some((t) => t.length >= 3 && (t.startsWith(s) || s.startsWith(t)))).length;
+}
+
+/** The smallest function or method enclosing the behaviour site: calling it exercises the behaviour. */
+export function behaviourFunction(ctx: AnalysisContext, site: Location | null): string | null {
+  if (!site) return null;
+  const parsed = ctx.parsed(site.path);
+  if (!parsed) return null;
+  const fn = factsOf(parsed)
+    .definitions.filter((d) => (d.kind === 'function' || d.kind === 'method') && d.startLine <= site.start_line && site.start_line <= d.endLine)
+    .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+  // Short or generic names (`run`, `new`, `main`) are called by too many tests to single one out.
+  return fn && fn.name.length >= 4 && fn.name !== 'main' ? fn.name : null;
+}
+
+export function callsFunction(body: string, name: string | null): boolean {
+  if (!name) return false;
+  return new RegExp(`(^|[^\\w$])${name.replace(/[$]/g, '\\$')}\\s*(\\(|::<|!\\()`).test(body);
+}
+
+/**
+ * The test's body with the bodies of same-file helpers it calls (`it('…', run(true))`,
+ * `check(args)`), one level deep: what the test executes, not only what it spells.
+ */
+export function effectiveBody(file: ParsedFile, test: TestCase): string {
+  const helpers = factsOf(file).definitions.filter(
+    (d) => (d.kind === 'function' || d.kind === 'variable' || d.kind === 'const') && (d.endLine < test.startLine || d.startLine > test.endLine),
+  );
+  if (helpers.length === 0) return test.body;
+  const lines = file.text.split('\n');
+  const extra: string[] = [];
+  for (const h of helpers) {
+    if (!callsFunction(test.body, h.name) || h.endLine - h.startLine > 80) continue;
+    extra.push(lines.slice(h.startLine - 1, h.endLine).join('\n'));
+  }
+  return extra.length > 0 ? `${test.body}\n${extra.join('\n')}` : test.body;
+}
+
+/** Short names declared with the option at `declaration` (`-n` for `--max-count`). */
+export function declaredShorts(ctx: AnalysisContext, declaration: Location | null): string[] {
+  if (!declaration) return [];
+  const parsed = ctx.parsed(declaration.path);
+  if (!parsed) return [];
+  return factsOf(parsed)
+    .options.filter((o) => o.startLine <= declaration.end_line && declaration.start_line <= o.endLine)
+    .flatMap((o) => o.shorts);
+}
+
+const TRIVIAL_ARGUMENT = /^(undefined|null|None|nil|true|false|True|False|-?\d[\d_.]*|(["'`]).*\2|\{\s*\}|\[\s*\]|)$/s;
+
+/**
+ * Arguments of the calls to `fn` in `body` that set something (not a literal
+ * placeholder such as `undefined`): a call that sets fewer other inputs
+ * isolates the subject better, as a command line with fewer other options does.
+ */
+export function settingArguments(body: string, fn: string): number {
+  let count = 0;
+  const call = new RegExp(`(^|[^\\w$])${fn.replace(/[$]/g, '\\$')}\\s*\\(`, 'g');
+  for (const m of body.matchAll(call)) {
+    let depth = 0;
+    let current = '';
+    const args: string[] = [];
+    for (let i = m.index + m[0].length; i < body.length; i++) {
+      const ch = body[i]!;
+      if ('([{'.includes(ch)) depth++;
+      if (')]}'.includes(ch)) {
+        if (depth === 0) break;
+        depth--;
+      }
+      if (ch === ',' && depth === 0) {
+        args.push(current.trim());
+        current = '';
+      } else current += ch;
+    }
+    args.push(current.trim());
+    count += args.filter((a) => !TRIVIAL_ARGUMENT.test(a)).length;
+  }
+  return count;
+}
+
+/** Assertions that the code under test fails (pytest, unittest, jest/vitest, Go testify/gotest.tools, Rust). */
+const EXPECTS_ERROR = /pytest\.raises|assertRaises|\.toThrow|\.rejects\b|should_panic|assert\.Error|require\.Error|assert\.ErrorContains|\.is_err\(\)|\.unwrap_err\(\)/;
+
+export function expectsError(body: string): boolean {
+  return EXPECTS_ERROR.test(body);
+}

@@ -154,6 +154,10 @@ export const EVIDENCE_STORE = {
   excerptLineMaxChars: 160,
   maxReasonBytes: 2_048,
   maxAmbiguousCandidates: 8,
+  /** Certified negative outcomes examined per worker and lookup (newest first). */
+  maxNegativeCandidates: 8,
+  /** Reasons kept with one negative outcome (rejections, unresolved). */
+  maxNegativeReasons: 16,
 } as const;
 
 export const FLOW_TRACE = {

@@ -3,6 +3,7 @@ import { foundation } from './001_foundation.js';
 import { evidence } from './002_evidence.js';
 import { workers } from './003_workers.js';
 import { changes } from './004_changes.js';
+import { negativeOutcomes } from './005_negative_outcomes.js';
 
 export interface Migration {
   readonly id: number;
@@ -10,4 +11,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes];
+export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes];

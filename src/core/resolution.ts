@@ -63,6 +63,13 @@ export interface EngineResult {
   readonly reuseUnit: ReuseUnit;
   readonly claimIds: readonly Digest[];
   readonly resultDigest: Digest;
+  /**
+   * The unsafe resolution (`ambiguous`, or `rejected` because every proposal
+   * failed validation) is the workers' answer on these bytes — produced now,
+   * or served from a certified negative outcome with zero workers — rather
+   * than a failure to answer. The status then says where it came from.
+   */
+  readonly verdict?: boolean;
 }
 
 export interface ResolveProgress {

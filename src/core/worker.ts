@@ -52,5 +52,14 @@ export interface Worker {
   readonly name: string;
   /** Whether this worker counts against the per-connection model-worker limit. */
   readonly countsAgainstLimit: boolean;
+  /**
+   * Only on a deterministic worker: the identity of its analysis (its code).
+   * Such a worker's outcome is a function of the worktree bytes and its input,
+   * and given its own certified results as covered input it finds nothing
+   * new; so what it could not satisfy is certified as a negative outcome under
+   * this identity and not recomputed on the same bytes (SPEC §16a). Null
+   * when the identity cannot be established: nothing negative is certified.
+   */
+  readonly definition?: () => Digest | null;
   run(input: WorkerInput): Promise<WorkerOutput>;
 }

@@ -1,7 +1,9 @@
 // EngineResult → need_context result (SPEC §4, reference §3). Status follows
-// what is really served: `hit` from certified cache with no worker,
-// `generated` when a worker produced part of it, `bypass` when nothing
-// certified is served. Unsafe resolutions never carry context.
+// where the answer came from: `hit` from the certified store with no worker,
+// `generated` when a worker produced part of it, `bypass` when Needle has no
+// answer of its own. An answer is served evidence, or a verdict — `ambiguous`
+// or `rejected` decided by the workers, now or from a certified negative
+// outcome — whose reason is the answer. Unsafe resolutions never carry context.
 import { MCP } from '../core/limits.js';
 import type { CompiledNeed } from '../core/need.js';
 import type { Relation } from '../core/relation.js';
@@ -30,9 +32,9 @@ export function projectNeedResult(
 ): NeedContextOutput {
   const unsafe = UNSAFE_KINDS.has(r.resolution.kind);
   const satisfied = unsafe ? [] : ordered(r.satisfied);
-  const served = satisfied.length > 0;
+  const answered = satisfied.length > 0 || r.verdict === true;
   const output = {
-    status: !served ? 'bypass' : r.workerSpawned ? 'generated' : 'hit',
+    status: !answered ? 'bypass' : r.workerSpawned ? 'generated' : 'hit',
     route: need.route,
     subject: { kind: need.subject.kind, name: need.subject.name },
     need_id: need.id,

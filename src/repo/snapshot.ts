@@ -79,9 +79,14 @@ function currentBytes(top: string, path: Buffer): Uint8Array | string | null {
   throw new RepoError(`not a regular file: ${path.toString('utf8')}`);
 }
 
-export function captureSnapshot(root: string): Snapshot {
+/**
+ * `knownLineage`, when the caller already holds the repository's lineage (a
+ * session freezes it), spares the walk of the whole history: the digest is
+ * the same whenever it is the lineage, and HEAD's object id pins the history.
+ */
+export function captureSnapshot(root: string, knownLineage?: Digest): Snapshot {
   const { top, head } = topAndHead(root);
-  const lineage = lineageOf(top, head);
+  const lineage = knownLineage ?? lineageOf(top, head);
   const tracked = new RawHasher().update('needle-tracked-changes\n').update(gitBytes(top, ['ls-files', '--stage', '-z']));
   const untracked = new RawHasher().update('needle-untracked\n');
   // --no-renames: rename detection follows user config (status.renames), and

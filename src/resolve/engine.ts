@@ -18,7 +18,8 @@ import { splitLines } from '../validate/snapshot-reader.js';
 import { planFromCache, type AuthorityMode, type CacheContext, type CachePlan, type ServedUnit } from './cache-plan.js';
 import { FreshnessChecker } from './freshness.js';
 import { renderFrontierView } from './frontier-view.js';
-import { runLadder, type LadderOutcome } from './ladder.js';
+import { reuseNegatives, runLadder, type LadderOutcome } from './ladder.js';
+import { basisOf } from './negative.js';
 import { decideOutcome, viewEntries } from './outcome.js';
 import { singleFlight } from './single-flight.js';
 import { buildSufficiency } from './sufficiency.js';
@@ -114,20 +115,27 @@ export function createEngine(deps: EngineDeps): Engine {
     }
     const workersRun = ladder?.workersRun ?? 0;
     const nowMs = now();
-    const avoided = outcome.cacheHit
-      ? outcome.served.filter((u) => !issued.has(u.certificate.certificateId)).flatMap((u) => (u.certificate.workerRunId === null ? [] : [u.certificate.workerRunId]))
-      : [];
+    // A verdict served from certified negative outcomes, with no worker, is a cache hit too.
+    const verdictHit = outcome.verdict && workersRun === 0 && (ladder?.reused.length ?? 0) > 0;
+    const cacheHit = outcome.cacheHit || verdictHit;
+    const avoided = [
+      ...(outcome.cacheHit
+        ? outcome.served.filter((u) => !issued.has(u.certificate.certificateId)).flatMap((u) => (u.certificate.workerRunId === null ? [] : [u.certificate.workerRunId]))
+        : []),
+      ...(ladder?.reused ?? []).flatMap((n) => (n.workerRunId === null ? [] : [n.workerRunId])),
+    ];
     const result: EngineResult = {
       resolution: outcome.resolution,
       satisfied: outcome.satisfied,
       missing: outcome.missing,
       context,
-      cacheHit: outcome.cacheHit,
+      cacheHit,
       workerSpawned: workersRun > 0,
       modelWorkersStarted: ladder?.modelWorkersStarted ?? 0,
       reuseUnit: outcome.reuseUnit,
       claimIds: outcome.claimIds,
       resultDigest: canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish(),
+      verdict: outcome.verdict,
     };
     // Each commit is an fsync: the answer's rows and the caller's go in one.
     deps.db.transaction(() => {
@@ -143,12 +151,12 @@ export function createEngine(deps: EngineDeps): Engine {
           kind,
           satisfied: outcome.satisfied,
           missing: outcome.missing,
-          cacheHit: outcome.cacheHit && workersRun === 0,
+          cacheHit: cacheHit && workersRun === 0,
           workersRun,
           sufficiencyId: sufficiency?.id ?? null,
           contextBytes: Buffer.byteLength(context),
           durationMs: Math.max(0, nowMs - started),
-          avoidedRuns: workersRun === 0 ? avoided : [],
+          avoidedRuns: workersRun === 0 ? [...new Set(avoided)] : [],
         },
         nowMs,
       );
@@ -160,10 +168,15 @@ export function createEngine(deps: EngineDeps): Engine {
   async function resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {
     const started = now();
     const noIssued = new Set<string>();
-    let plan = planFromCache(contextFor(noIssued), need);
+    const initial = contextFor(noIssued);
+    let plan = planFromCache(initial, need);
     const requiredDone = () => (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
-    if (plan.contradiction || requiredDone() || opts.cacheOnly || deps.explorers.length === 0)
-      return finish(need, plan, noIssued, null, opts, started);
+    if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);
+    // What the free workers already could not do on these bytes is not redone: when
+    // certified negative outcomes stand in for every worker that would run, no worker runs.
+    const reused = reuseNegatives(initial, need, plan, deps.explorers, opts);
+    if (reused) return finish(need, plan, noIssued, reused, opts, started);
+    if (opts.cacheOnly || deps.explorers.length === 0) return finish(need, plan, noIssued, null, opts, started);
 
     const flightKey = canonical('single-flight').text(deps.repoRoot).digest(need.id).finish();
     // A follower re-reads what the leader certified; if the leader produced
@@ -183,12 +196,17 @@ export function createEngine(deps: EngineDeps): Engine {
           covered: coveredInputs(current),
           now,
           snapshotDigest: memo(() => captureSnapshot(deps.repoRoot).sourceDigest),
+          cache: () => contextFor(noIssued),
+          basis: basisOf(current),
         });
         return { ladder, after: planFromCache(contextFor(ladder.issued), need) };
       });
       if (flight.led) return finish(need, flight.value.after, flight.value.ladder.issued, flight.value.ladder, opts, started);
-      plan = planFromCache(contextFor(noIssued), need);
+      const ctx = contextFor(noIssued);
+      plan = planFromCache(ctx, need);
       if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);
+      const followed = reuseNegatives(ctx, need, plan, deps.explorers, opts);
+      if (followed) return finish(need, plan, noIssued, followed, opts, started);
     }
     return finish(need, plan, noIssued, null, opts, started);
   }

@@ -3,6 +3,9 @@
 // Every proposal is validated against the worktree bytes; a file that changed
 // while the worker ran means nothing from that run is certified. Certified
 // artifacts, their claims and manifests are stored in one transaction.
+// A deterministic worker that already ran on the same bytes and evidence and
+// could not satisfy what is missing is not run again: its certified negative
+// outcome stands in for it (negative.ts), and the next worker runs.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
@@ -15,10 +18,13 @@ import type { CoveredEvidence, Usage, Worker, WorkerOutput } from '../core/worke
 import type { Db } from '../store/db.js';
 import { recordRejection, recordWorkerRun } from '../store/evidence/accounting.js';
 import { storeCertified } from '../store/evidence/certificates.js';
+import { storeNegative, type NegativeOutcomeBody, type NegativeRow, type NegativeVerdict } from '../store/evidence/negatives.js';
 import { certify, type CertifiedArtifact } from '../validate/certificate.js';
 import { SnapshotReader, type Dependency } from '../validate/snapshot-reader.js';
 import { validateProposal, type ValidatedProposal } from '../validate/validate.js';
 import { priceMicroUsd } from '../workers/runs-store.js';
+import { planFromCache, type CacheContext, type CachePlan } from './cache-plan.js';
+import { basisOf, draftNegative, findNegative, worktreeSnapshot } from './negative.js';
 
 export interface LadderInput {
   readonly db: Db;
@@ -31,6 +37,10 @@ export interface LadderInput {
   readonly covered: readonly CoveredEvidence[];
   readonly now: () => number;
   readonly snapshotDigest: () => Digest;
+  /** The cache as a repeat would see it (nothing counted as issued now), with a fresh snapshot memo per call. */
+  readonly cache: () => CacheContext;
+  /** basisOf() the plan the ladder starts from. */
+  readonly basis: Digest;
 }
 
 export interface LadderOutcome {
@@ -45,6 +55,8 @@ export interface LadderOutcome {
   readonly unresolved: readonly string[];
   /** Model workers that did not run because of the limit. */
   readonly skipped: readonly string[];
+  /** Certified negative outcomes that stood in for a deterministic worker (it did not run). */
+  readonly reused: readonly NegativeRow[];
 }
 
 /**
@@ -97,6 +109,75 @@ function coveredSummary(v: ValidatedProposal): CoveredEvidence {
   return { predicate: v.predicate, summary: text.length > WORKER.maxCoveredEntryBytes ? `${text.slice(0, WORKER.maxCoveredEntryBytes - 1)}…` : text };
 }
 
+interface NegativeRun {
+  readonly worker: Worker;
+  readonly definition: Digest | null;
+  /** Source snapshot taken just before the worker started. */
+  readonly before: Digest | null;
+  readonly deadline: number;
+  readonly output: WorkerOutput;
+}
+
+/**
+ * What a negative outcome of this run rests on, or null when it may not be
+ * certified: only a deterministic worker that attempted every obligation
+ * (not aborted, deadline not reached), whose every read file still has the
+ * bytes it and the validators read, on a source snapshot that did not move
+ * while it ran.
+ */
+function negativeBasis(
+  root: string,
+  need: CompiledNeed,
+  run: NegativeRun,
+  reads: readonly Dependency[],
+  signal: AbortSignal,
+): { snapshot: Digest; deps: Dependency[] } | null {
+  if (run.definition === null || run.before === null || signal.aborted || Date.now() >= run.deadline) return null;
+  const deps = new Map<string, Digest>();
+  for (const o of run.output.observed) deps.set(o.path, o.digest);
+  for (const r of reads) {
+    if (deps.has(r.path) && deps.get(r.path) !== r.digest) return null;
+    deps.set(r.path, r.digest);
+  }
+  for (const [path, digest] of deps) if (currentDigest(root, path) !== digest) return null;
+  if (worktreeSnapshot(root, need) !== run.before) return null;
+  return { snapshot: run.before, deps: [...deps].map(([path, digest]) => ({ path, digest })) };
+}
+
+/**
+ * The ladder's outcome when no worker has to run: every deterministic explorer
+ * is stood in for by a certified negative outcome covering what is missing,
+ * and every other explorer could not run anyway (cache-only session, no
+ * model-worker runs left). Null when some worker would run.
+ */
+export function reuseNegatives(ctx: CacheContext, need: CompiledNeed, plan: CachePlan, explorers: readonly Worker[], opts: ResolveOptions): LadderOutcome | null {
+  const missing = plan.obligations.filter((_, i) => ((plan.coveredMask >> i) & 1) === 0);
+  if (missing.length === 0) return null;
+  const basis = basisOf(plan);
+  const reused: NegativeRow[] = [];
+  const rejections: string[] = [];
+  const unresolved: string[] = [];
+  const skipped: string[] = [];
+  const done = (ambiguous: readonly string[] | null): LadderOutcome | null =>
+    reused.length === 0
+      ? null
+      : { workersRun: 0, modelWorkersStarted: 0, issued: new Set(), ambiguous, drift: [], rejections, unresolved, skipped, reused };
+  for (const worker of explorers) {
+    const definition = worker.definition?.() ?? null;
+    const found = definition ? findNegative(ctx, need, definition, basis, missing) : null;
+    if (found) {
+      reused.push(found);
+      if (found.outcome.ambiguous) return done([...found.outcome.ambiguous]);
+      rejections.push(...found.outcome.rejections);
+      unresolved.push(...found.outcome.unresolved);
+      continue;
+    }
+    if (!opts.cacheOnly && !(worker.countsAgainstLimit && opts.modelWorkersLeft <= 0)) return null;
+    if (!opts.cacheOnly) skipped.push(worker.name);
+  }
+  return done(null);
+}
+
 export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
   const { db, need, opts } = input;
   let missing = [...input.missing];
@@ -105,19 +186,80 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
   const rejections: string[] = [];
   const unresolved: string[] = [];
   const skipped: string[] = [];
+  const reused: NegativeRow[] = [];
   let drift: string[] = [];
   let workersRun = 0;
   let modelWorkersStarted = 0;
+  // The certified evidence covered for this need, as a repeat would plan it; recomputed after each certification.
+  let basis: Digest | null = input.basis;
+  const basisNow = (ctx: CacheContext = input.cache()): Digest => (basis ??= basisOf(planFromCache(ctx, need)));
+  const outcome = (ambiguous: readonly string[] | null): LadderOutcome => ({
+    workersRun,
+    modelWorkersStarted,
+    issued,
+    ambiguous,
+    drift,
+    rejections,
+    unresolved,
+    skipped,
+    reused,
+  });
+  /** Stores the negative outcome of `run` for `unsatisfied`, when it may be certified. */
+  const certifyNegative = (
+    run: NegativeRun,
+    runId: number,
+    reads: readonly Dependency[],
+    unsatisfied: readonly Obligation[],
+    verdict: NegativeVerdict,
+    body: NegativeOutcomeBody,
+    positives: readonly CertifiedArtifact[],
+  ): void => {
+    const held = unsatisfied.length > 0 ? negativeBasis(input.root, need, run, reads, opts.signal) : null;
+    // The step's certification is one transaction: its artifacts, then the negative outcome for what
+    // remains (its basis is the plan those artifacts make), its certification row last.
+    db.transaction(() => {
+      if (positives.length > 0) {
+        storeCertified(db, positives, { needId: need.id, requestDigest: need.requestDigest, workerRunId: runId }, input.now());
+        basis = null;
+      }
+      if (held === null || run.definition === null) return;
+      const negative = draftNegative({
+        worker: run.worker.name,
+        definition: run.definition,
+        need,
+        basis: basisNow({ ...input.cache(), snapshotDigest: () => held.snapshot }),
+        unsatisfied,
+        verdict,
+        outcome: body,
+        snapshotDigest: held.snapshot,
+        dependencies: held.deps,
+      });
+      storeNegative(db, negative, { needId: need.id, workerRunId: runId }, input.now());
+    })();
+  };
   for (const [index, worker] of input.explorers.entries()) {
     if (missing.length === 0) break;
     if (worker.countsAgainstLimit && opts.modelWorkersLeft - modelWorkersStarted <= 0) {
       skipped.push(worker.name);
       continue;
     }
+    const definition = worker.definition?.() ?? null;
+    if (definition) {
+      const found = findNegative(input.cache(), need, definition, basisNow(), missing);
+      if (found) {
+        reused.push(found);
+        if (found.outcome.ambiguous) return outcome([...found.outcome.ambiguous]);
+        rejections.push(...found.outcome.rejections);
+        unresolved.push(...found.outcome.unresolved);
+        continue;
+      }
+    }
+    const before = definition ? worktreeSnapshot(input.root, need) : null;
     opts.onProgress?.({ progress: index, total: input.explorers.length, message: `${worker.name}: resolving ${missing.map((o) => o.predicate).join(', ')}` });
     workersRun++;
     if (worker.countsAgainstLimit) modelWorkersStarted++;
     const started = input.now();
+    const deadline = started + EVIDENCE_STORE.workerDeadlineMs;
     const record = (outcome: string, usage: Usage | null): number =>
       recordWorkerRun(
         db,
@@ -142,7 +284,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
         missing,
         root: input.root,
         covered: [...covered],
-        deadline: started + EVIDENCE_STORE.workerDeadlineMs,
+        deadline,
         signal: opts.signal,
         onProgress: opts.onProgress ? (message) => opts.onProgress!({ progress: index, total: input.explorers.length, message }) : undefined,
       });
@@ -153,11 +295,15 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
       throw e;
     }
     const runId = record(output.outcome.kind, output.usage);
+    const run: NegativeRun = { worker, definition, before, deadline, output };
     if (output.outcome.kind === 'ambiguous') {
       const candidates = output.outcome.candidates.slice(0, EVIDENCE_STORE.maxAmbiguousCandidates);
-      return { workersRun, modelWorkersStarted, issued, ambiguous: candidates, drift, rejections, unresolved, skipped };
+      certifyNegative(run, runId, [], missing, 'ambiguous', { ambiguous: candidates, rejections: [], unresolved: [] }, []);
+      return outcome(candidates);
     }
-    if (output.outcome.kind === 'unresolved') unresolved.push(`${worker.name}: ${output.outcome.reason}`);
+    const stepUnresolved = output.outcome.kind === 'unresolved' ? [`${worker.name}: ${output.outcome.reason}`] : [];
+    const stepRejections: string[] = [];
+    const rejectedReads: Dependency[] = [];
 
     const accepted: { verdict: ValidatedProposal; cited: Dependency[] }[] = [];
     for (const proposal of output.proposals) {
@@ -165,16 +311,19 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
       const verdict = validateProposal(reader, need, missing, proposal);
       if (verdict.ok) accepted.push({ verdict, cited: reader.reads() });
       else {
-        rejections.push(`${worker.name} ${verdict.predicate ?? 'proposal'}: ${verdict.reasons.join('; ')}`);
+        stepRejections.push(`${worker.name} ${verdict.predicate ?? 'proposal'}: ${verdict.reasons.join('; ')}`);
+        rejectedReads.push(...reader.reads());
         recordRejection(db, { needId: need.id, workerRunId: runId, predicate: verdict.predicate, reasons: verdict.reasons, payload: proposal.payload }, input.now());
       }
     }
+    unresolved.push(...stepUnresolved);
+    rejections.push(...stepRejections);
     drift = driftOf(input.root, output, accepted.flatMap((a) => a.cited));
     if (drift.length > 0) {
       const reason = `changed during resolution: ${drift.join(', ')}`;
       for (const a of accepted)
         recordRejection(db, { needId: need.id, workerRunId: runId, predicate: a.verdict.predicate, reasons: [reason], payload: a.verdict.payload }, input.now());
-      return { workersRun, modelWorkersStarted, issued, ambiguous: null, drift, rejections, unresolved, skipped };
+      return outcome(null);
     }
     const certified: CertifiedArtifact[] = accepted.map((a) =>
       certify({
@@ -186,13 +335,12 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
         snapshotDigest: input.snapshotDigest,
       }),
     );
-    if (certified.length > 0) {
-      storeCertified(db, certified, { needId: need.id, requestDigest: need.requestDigest, workerRunId: runId }, input.now());
-      for (const c of certified) issued.add(c.certificateId);
-    }
     const done = new Set(accepted.flatMap((a) => a.verdict.obligations.map((o) => o.id)));
     missing = missing.filter((o) => !done.has(o.id));
+    const reads = [...accepted.flatMap((a) => a.cited), ...rejectedReads];
+    certifyNegative(run, runId, reads, missing, 'unsatisfied', { ambiguous: null, rejections: stepRejections, unresolved: stepUnresolved }, certified);
+    for (const c of certified) issued.add(c.certificateId);
     covered.push(...accepted.map((a) => coveredSummary(a.verdict)));
   }
-  return { workersRun, modelWorkersStarted, issued, ambiguous: null, drift, rejections, unresolved, skipped };
+  return outcome(null);
 }

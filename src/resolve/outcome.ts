@@ -26,6 +26,8 @@ export interface Outcome {
   readonly cacheHit: boolean;
   readonly reuseUnit: ReuseUnit;
   readonly claimIds: Digest[];
+  /** An unsafe kind that is the workers' answer (ambiguous, every proposal rejected), not a failure to answer. */
+  readonly verdict: boolean;
 }
 
 const ordered = (set: Iterable<Predicate>): Predicate[] => {
@@ -59,14 +61,18 @@ export function decideOutcome(need: CompiledNeed, plan: CachePlan, issued: Reado
     cacheHit: false,
     reuseUnit: 'none',
     claimIds: [],
+    verdict: false,
   });
   if (plan.contradiction) return unsafe({ kind: 'contradicted', reason: clip(plan.contradiction) });
   const ladder = c.ladder;
   if (ladder?.ambiguous)
-    return unsafe({
-      kind: 'ambiguous',
-      reason: clip(`several equally good definitions; ask again with a qualified name: ${ladder.ambiguous.join('; ')}`),
-    });
+    return {
+      ...unsafe({
+        kind: 'ambiguous',
+        reason: clip(`several equally good definitions; ask again with a qualified name: ${ladder.ambiguous.join('; ')}`),
+      }),
+      verdict: true,
+    };
   if (ladder && ladder.drift.length > 0)
     return unsafe({
       kind: 'rejected',
@@ -80,13 +86,14 @@ export function decideOutcome(need: CompiledNeed, plan: CachePlan, issued: Reado
   const reuseUnit: ReuseUnit =
     cached.length === 0 ? 'none' : claimUnits.length === 0 ? 'artifact' : claimUnits.length === cached.length ? 'claim' : 'mixed';
   const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
-  const base = { satisfied, missing, served: plan.units, cacheHit: cached.length > 0, reuseUnit, claimIds };
+  const base = { satisfied, missing, served: plan.units, cacheHit: cached.length > 0, reuseUnit, claimIds, verdict: false };
   const id = planId(need, plan);
 
   if (plan.units.length === 0) {
     const reasons = [...(ladder?.rejections ?? [])];
-    if (reasons.length > 0 && ladder && ladder.workersRun > 0)
-      return unsafe({ kind: 'rejected', reason: clip(`every proposal was rejected: ${reasons.join(' | ')}`) });
+    // Rejections from workers that ran now or from the certified negative outcomes standing in for them.
+    if (reasons.length > 0 && ladder && (ladder.workersRun > 0 || ladder.reused.length > 0))
+      return { ...unsafe({ kind: 'rejected', reason: clip(`every proposal was rejected: ${reasons.join(' | ')}`) }), verdict: true };
     if (plan.staleArtifactIds.length > 0 && (!ladder || ladder.workersRun === 0))
       return unsafe({
         kind: 'stale',

@@ -1,6 +1,8 @@
 // The explorer ladder of a role profile as runnable workers (SPEC §7, §13), in
 // the order the profile lists them (`static` first by convention: it is free
-// and deterministic, so model workers only see what it leaves missing).
+// and deterministic, so model workers only see what it leaves missing). The
+// static worker carries its analyzer's identity, which lets the resolver
+// certify what it could not satisfy instead of running it again.
 // Nothing here holds a credential: a Codex worker reads its provider's key
 // from `env` when a run starts, so a rotated key applies to the next run and
 // no key is ever part of a profile, a row or a worker's configuration.
@@ -12,6 +14,7 @@ import type { Db } from '../store/db.js';
 import { createCodexWorker } from './codex/worker.js';
 import { RunsStore } from './runs-store.js';
 import type { SandboxInfo } from './sandbox.js';
+import { staticAnalyzerDefinition } from './static-definition.js';
 
 export interface ExplorerDeps {
   /** Needle's data directory; model-worker run directories live in `<dataDir>/runs`. */
@@ -32,7 +35,7 @@ export function buildExplorers(profile: RoleProfile, deps: ExplorerDeps): Worker
   const runs = new RunsStore(deps.db);
   return profile.explorer.map((entry) =>
     entry.adapter === 'static'
-      ? createStaticWorker()
+      ? { ...createStaticWorker(), definition: staticAnalyzerDefinition }
       : createCodexWorker({
           explorer: entry,
           runsRoot: runsRootOf(deps.dataDir),

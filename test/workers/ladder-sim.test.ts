@@ -143,13 +143,14 @@ describe('ladder [static, codex] with the simulator', () => {
     expect(starts(sim.log)).toEqual([]);
     expect(evidenceRuns(db).map((r) => r.worker)).toEqual(['static']);
 
-    // With a worker left, the ladder runs again for runtime_flow only (static first, free, still with
-    // gaps; then codex); the static part certified before is reused, not recomputed.
+    // With a worker left, the ladder runs again for runtime_flow only: static does not run again (its
+    // certified negative outcome says it cannot trace this flow on these bytes), codex does; the static
+    // part certified before is reused, not recomputed.
     const later = await engine.resolve(need(repo, 'trace.state-flow', DRY), options({ modelWorkersLeft: 1 }));
     expect(later.resolution.kind).toBe('partial_hit');
     expect(later.modelWorkersStarted).toBe(1);
     expect(later.missing).toEqual([]);
-    expect(evidenceRuns(db).map((r) => r.worker)).toEqual(['static', 'static', 'codex']);
+    expect(evidenceRuns(db).map((r) => r.worker)).toEqual(['static', 'codex']);
     expect(certifiedPredicates(db, '--dry-run')).toEqual(['focused_tests', 'implementation_location', 'runtime_flow']);
     expect(Object.keys((turnStarts(sim.log)[0]!.params as any).outputSchema.properties)).toEqual(['runtime_flow']);
   });

@@ -164,7 +164,9 @@ export const FLOW_TRACE = {
   /** Occurrences of the carrier examined per trace; beyond it the flow is reported incomplete. */
   maxOccurrences: 256,
   /** Renamed carriers followed (one hop each). */
-  maxHops: 2,
+  maxHops: 6,
+  /** Renamings followed one after another (parsed args → settings field → another struct's field). */
+  maxHopDepth: 3,
   /** Occurrences of a renamed carrier examined; a name used more widely is too generic to follow. */
   maxHopOccurrences: 64,
   /** A step cites its whole statement up to this many lines; a longer one is cited by the occurrence's own line. */

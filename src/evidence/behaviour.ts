@@ -95,6 +95,15 @@ function enclosingFunction(ctx: AnalysisContext, path: string, line: number): Lo
   return fn && fn.end_line - fn.start_line + 1 <= SMALL_FUNCTION_LINES ? fn : null;
 }
 
+/** Consumers that act on the value (not only reject it), wherever they are and however they name it, best first. */
+function actingConsumers(ctx: AnalysisContext, declaration: Location, flow: RuntimeFlow): Location[] {
+  return flow.steps
+    .filter((s) => s.role === 'consumer' && !onlyRejects(ctx, s.location))
+    .map((s, i) => ({ l: s.location, r: [pathTier(s.location.path), s.location.path === declaration.path ? 1 : 0, i] }))
+    .sort((a, b) => a.r[0]! - b.r[0]! || a.r[1]! - b.r[1]! || a.r[2]! - b.r[2]!)
+    .map((x) => x.l);
+}
+
 /**
  * Where the value is used most outside the file that declares it: the small
  * function holding the most flow steps (the value's work happens there even
@@ -125,6 +134,12 @@ export interface BehaviourAnswer {
   readonly payload: ImplementationLocation;
   /** The behaviour site, when one was found apart from the declaration. */
   readonly site: BehaviourSite | null;
+  /**
+   * Where a test should exercise the value: the behaviour site, or the acting
+   * consumer the flow reached under another name (which cannot be the primary
+   * location, since it does not spell the subject).
+   */
+  readonly exercised: BehaviourSite | null;
 }
 
 export interface BehaviourSite {
@@ -140,7 +155,7 @@ export function withBehaviourSite(
   flow: RuntimeFlow | null,
 ): BehaviourAnswer {
   const declaration = located.locations.find((l) => l.role === 'primary');
-  if (!declaration || !flow) return { payload: located, site: null };
+  if (!declaration || !flow) return { payload: located, site: null, exercised: null };
   const candidates = behaviourCandidates(ctx, subjectName, declaration, flow);
   const acting = candidates.find((l) => !onlyRejects(ctx, l));
   const site = acting ?? busiestFunction(ctx, subjectName, declaration, flow) ?? candidates[0];
@@ -153,5 +168,8 @@ export function withBehaviourSite(
   add(declaration);
   for (const role of SUPPORTING_ORDER) for (const s of flow.steps) if (s.role === role) add(s.location);
   for (const l of located.locations) add(l);
-  return { payload: { locations: chosen, gaps: located.gaps }, site: site ? { location: primary, rejects: onlyRejects(ctx, primary) } : null };
+  const found = site ? { location: primary, rejects: onlyRejects(ctx, primary) } : null;
+  const renamed = actingConsumers(ctx, declaration, flow)[0];
+  const exercised = found ?? (renamed ? { location: renamed, rejects: false } : null);
+  return { payload: { locations: chosen, gaps: located.gaps }, site: found, exercised };
 }

@@ -84,11 +84,12 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
       if (flow.kind === 'found') proposals.push({ predicate: 'runtime_flow', payload: flow.payload });
       else reasons.push(`runtime_flow: ${flow.reason}`);
     }
-    const behaviour = site?.site ?? null;
+    const behaviour = site?.exercised ?? null;
+    const carriers = flow?.kind === 'found' ? flow.carriers : [];
     if (needsTests && Date.now() < input.deadline) {
       await checkpoint(input.signal);
       input.onProgress?.('static: finding focused tests');
-      const tests = findFocusedTests(ctx, subject, declaration, behaviour);
+      const tests = findFocusedTests(ctx, subject, declaration, behaviour, carriers);
       if (tests.kind === 'found') proposals.push({ predicate: 'focused_tests', payload: tests.payload });
       else reasons.push(`focused_tests: ${tests.reason}`);
     }

@@ -62,7 +62,35 @@ export function checkFlow(reader: SnapshotReader, flow: RuntimeFlow, subject: Pi
     const file = reader.file(s.location.path);
     return typeof file !== 'string' && terms.some((t) => containsTerm(rangeText(file, s.location), t));
   });
-  if (!carrierShown) incomplete.push(`no carrier step shows the subject ${subject.name}`);
+  if (!carrierShown && !carrierBoundFromSubject(reader, flow, terms)) incomplete.push(`no carrier step shows the subject ${subject.name}`);
   if (flow.gaps.length > 0) incomplete.push(`the worker recorded ${flow.gaps.length} gap(s)`);
   return { reasons, incomplete };
+}
+
+/** Lines around a subject term within which a name counts as bound from it (one statement). */
+const BINDING_WINDOW = 2;
+const IDENTIFIER = /[A-Za-z_$][\w$]{3,}/g;
+
+/**
+ * A carrier that does not spell the subject still carries it when another step
+ * binds that very name from the subject in one statement
+ * (`forceNoColor = … os.Getenv("NO_COLOR")`, `BoolVar(&opts.quiet, …, lookEnv("APP_QUIET"))`).
+ */
+function carrierBoundFromSubject(reader: SnapshotReader, flow: RuntimeFlow, terms: readonly string[]): boolean {
+  const bound = new Set<string>();
+  for (const s of flow.steps) {
+    const file = reader.file(s.location.path);
+    if (typeof file === 'string') continue;
+    file.lines.slice(s.location.start_line - 1, s.location.end_line).forEach((line, k) => {
+      if (!terms.some((t) => containsTerm(line, t))) return;
+      const i = s.location.start_line - 1 + k;
+      const around = file.lines.slice(Math.max(s.location.start_line - 1, i - BINDING_WINDOW), Math.min(s.location.end_line, i + BINDING_WINDOW + 1)).join('\n');
+      for (const m of around.matchAll(IDENTIFIER)) if (!terms.includes(m[0])) bound.add(m[0]);
+    });
+  }
+  return flow.steps.some((s) => {
+    if (s.role !== 'carrier' || s.location.symbol === null) return false;
+    const file = reader.file(s.location.path);
+    return typeof file !== 'string' && bound.has(s.location.symbol) && containsTerm(rangeText(file, s.location), s.location.symbol);
+  });
 }

@@ -3,6 +3,7 @@
 // test has something to do with the subject.
 import type { FocusedTests } from '../core/contracts.js';
 import type { Subject } from '../core/need.js';
+import { isTestPath } from '../evidence/context.js';
 import { checkLocation, containsTerm, lastSegment, rangeText, subjectTerms } from './location.js';
 import { checkRunnerTarget } from './runner-targets.js';
 import { clip, type SnapshotReader } from './snapshot-reader.js';
@@ -59,7 +60,8 @@ export function checkFocusedTests(reader: SnapshotReader, plan: FocusedTests, su
           const f = reader.file(p);
           return typeof f !== 'string' && terms.some((t) => containsTerm(f.text, t));
         });
-  if (!related && !(subject.kind === 'cli_option' && passesDeclaredShort(reader, plan, range, terms)))
+  const linked = () => (subject.kind === 'cli_option' && passesDeclaredShort(reader, plan, range, terms)) || usesBoundCarrier(reader, plan, range, terms);
+  if (!related && !linked())
     reasons.push(`neither the test nor its evidence files mention the subject ${clip(subject.name, 80)}`);
   return reasons;
 }
@@ -86,3 +88,29 @@ function passesDeclaredShort(reader: SnapshotReader, plan: FocusedTests, range: 
     });
   });
 }
+
+/** Lines around a subject term within which a name counts as bound from it (one statement). */
+const BINDING_WINDOW = 2;
+const IDENTIFIER = /[A-Za-z_$][\w$]{5,}/g;
+
+/**
+ * The test sets or reads a name that a non-test evidence file binds from the
+ * subject in one statement (`forceNoColor = … os.Getenv("NO_COLOR")`, a flag
+ * whose default reads the variable): it exercises the value under that name.
+ */
+function usesBoundCarrier(reader: SnapshotReader, plan: FocusedTests, range: string, terms: readonly string[]): boolean {
+  return plan.evidence_paths.some((p) => {
+    if (p === plan.location.path || isTestPath(p)) return false;
+    const f = reader.file(p);
+    if (typeof f === 'string') return false;
+    return f.lines.some((line, i) => {
+      if (!terms.some((t) => containsTerm(line, t))) return false;
+      const around = f.lines.slice(Math.max(0, i - BINDING_WINDOW), i + BINDING_WINDOW + 1).join('\n');
+      const names = new Set([...around.matchAll(IDENTIFIER)].map((m) => m[0]).filter((n) => !terms.includes(n)));
+      return [...names].some((n) => containsTerm(range, n) && !COMMON_WORDS.has(n.toLowerCase()));
+    });
+  });
+}
+
+/** Words a statement and a test share without meaning the same value. */
+const COMMON_WORDS = new Set(['return', 'string', 'default', 'boolean', 'number', 'options', 'config', 'settings', 'values', 'result', 'context', 'lookup', 'getenv', 'environ', 'process', 'assert', 'expect', 'format', 'printf', 'errorf', 'sprintf']);

@@ -7,6 +7,9 @@ import type { FlowRole } from '../../core/contracts.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import {
   ancestors,
+  branchWord,
+  descendants,
+  operatorText,
   branchCondition,
   enclosingFunctionName,
   enclosingRecordName,
@@ -16,6 +19,8 @@ import {
   type Family,
 } from './syntax.js';
 import type { Spellings } from './spellings.js';
+import { enclosingFlagBinding, flagDestination, single } from './go.js';
+import { bindingScope } from './scope.js';
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
 export interface Hop {
@@ -24,6 +29,8 @@ export interface Hop {
   readonly scope: SyntaxNode | null;
   /** The statement that introduced the new name; its own occurrence is already explained. */
   readonly origin: SyntaxNode;
+  /** A package or module variable (not a field): followed as a bare name in its package or file. */
+  readonly global?: boolean;
 }
 
 export type Verdict =
@@ -42,6 +49,8 @@ export type Verdict =
       readonly description: string;
       /** For a parser-filled field: the declaration itself, which also carries the value. */
       readonly carrier?: { readonly node: SyntaxNode; readonly description: string };
+      /** A second role the same construct plays (a flag whose default the value is: the flag takes precedence). */
+      readonly also?: { readonly role: FlowRole; readonly node: SyntaxNode; readonly description: string };
       readonly hop?: Hop;
       /** Name of a callee the value is passed to and that the trace does not enter. */
       readonly passedTo?: string;
@@ -164,6 +173,8 @@ export class Classifier {
       if (call && !pendingCall && !(this.family === 'rust' && isTupleConstructor(n))) {
         const args = n.childForFieldName(call[1]);
         if (args && within(prev, args)) {
+          const bound = flagDestination(this.family, n);
+          if (bound) return this.flagBindingVerdict(n, bound, prev);
           if (this.producesValue(n)) return this.producerVerdict(n);
           const configuring = this.configuringCall(n);
           if (configuring) return configuring;
@@ -204,7 +215,15 @@ export class Classifier {
       // `app = app.arg(Arg::new("tabs"))`: the declaring call is handed to a builder; the builder is not the value.
       const outer = this.s.calls[n.type];
       const args = outer ? n.childForFieldName(outer[1]) : null;
-      if (args && within(prev, args)) return verdict;
+      if (args && within(prev, args)) {
+        // `flags.BoolVar(&opts.quiet, "quiet", truthy(lookEnv("APP_QUIET")), …)`: the default lands in the flag's destination.
+        const binding = enclosingFlagBinding(this.family, n, this.s.containers);
+        const bound = binding ? flagDestination(this.family, binding) : null;
+        if (!binding || !bound || within(call, bound)) return verdict;
+        const flag = this.flagLabel(binding);
+        const also = { role: 'precedence' as const, node: binding, description: `flag ${flag} overrides the default read here` };
+        return { ...verdict, hop: this.destinationHop(bound, binding), also };
+      }
       const keyed = this.s.keyed[n.type];
       if (keyed) {
         // `Config { tab_width: matches.get_one("tabs")… }`: the value lives on in the field being initialised.
@@ -215,17 +234,40 @@ export class Classifier {
       }
       const binding = this.s.bindings[n.type];
       if (!binding) continue;
-      const target = n.childForFieldName(binding[0]);
+      const target = single(n.childForFieldName(binding[0]));
       const value = n.childForFieldName(binding[1]);
       if (!target || !value || !within(prev, value) || this.spellings.mentions(target.text)) return verdict;
       // `options.warmup_count = param("warmup")`: the value lives on in a field, wherever it is read.
       const field = MEMBER_TYPES.has(target.type) ? lastName(target) : null;
       if (field) return { ...verdict, hop: { name: field, scope: null, origin: n } };
       if (target.type !== 'identifier') return verdict;
-      const scope = localScope(this.family, n);
-      return { ...verdict, carrier: { node: n, description: `local \`${target.text}\` carries the value` }, hop: { name: target.text, scope, origin: n } };
+      const scope = bindingScope(this.family, n, target.text);
+      const what = scope ? 'local' : 'variable';
+      return { ...verdict, carrier: { node: n, description: `${what} \`${target.text}\` carries the value` }, hop: { name: target.text, scope, origin: n, global: scope === null } };
     }
     return verdict;
+  }
+
+  /** `flags.IntVar(&opts.limit, "limit", 0, …)`: the flag writes into its destination, whose other uses carry the value on. */
+  private flagBindingVerdict(call: SyntaxNode, dest: SyntaxNode, prev: SyntaxNode): Verdict {
+    const name = this.flagLabel(call);
+    if (within(prev, dest)) {
+      return { ...this.step('producer', call, `flag ${name} writes into \`${snippet(dest.text, 60)}\``), hop: this.destinationHop(dest, call) };
+    }
+    return this.step('precedence', call, `\`${snippet(prev.text, 60)}\` is the default of flag ${name}`);
+  }
+
+  private flagLabel(call: SyntaxNode): string {
+    const flagName = descendants(call.childForFieldName(this.s.calls[call.type]![1])!, (d) => this.s.strings.has(d.type));
+    return flagName ? `\`${snippet(stringContent(flagName), 40)}\`` : 'a flag';
+  }
+
+  private destinationHop(dest: SyntaxNode, origin: SyntaxNode): Hop | undefined {
+    const name = lastName(dest);
+    if (!name || this.spellings.mentions(dest.text)) return undefined;
+    if (MEMBER_TYPES.has(dest.type)) return { name, scope: null, origin };
+    const scope = bindingScope(this.family, origin, name);
+    return { name, scope, origin, global: scope === null };
   }
 
   /** Rust's last expression of a function body, which is its return value. */
@@ -379,8 +421,8 @@ export class Classifier {
     const hopName = lastName(target);
     if (!hopName || this.spellings.mentions(target.text)) return verdict;
     const local = target.type === 'identifier' || target.type === 'expression_list';
-    const scope = local ? localScope(this.family, n) : null;
-    return { ...verdict, hop: { name: hopName, scope, origin: n } };
+    const scope = local ? bindingScope(this.family, n, hopName) : null;
+    return { ...verdict, hop: { name: hopName, scope, origin: n, global: local && scope === null } };
   }
 
   private targetVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, override: SyntaxNode | null, t: string, v: string): Verdict & { kind: 'step' } {
@@ -496,22 +538,7 @@ export class Classifier {
   }
 }
 
-function descendants(n: SyntaxNode, pred: (d: SyntaxNode) => boolean): SyntaxNode | null {
-  const stack = [n];
-  for (let budget = 4_096; stack.length > 0 && budget > 0; budget--) {
-    const d = stack.pop()!;
-    if (pred(d)) return d;
-    for (let i = d.namedChildCount - 1; i >= 0; i--) stack.push(d.namedChild(i)!);
-  }
-  return null;
-}
 
-function operatorText(n: SyntaxNode): string | null {
-  const op = n.childForFieldName('operator');
-  if (op) return op.text;
-  for (const c of n.children) if (c && !c.isNamed) return c.text;
-  return null;
-}
 
 export function stringContent(n: SyntaxNode): string {
   return n.text.replace(/^[a-zA-Z]*("""|'''|["'`]|r#*")/, '').replace(/("""|'''|["'`]|"#*)$/, '');
@@ -552,25 +579,6 @@ function isTypeReference(leaf: SyntaxNode): boolean {
   return leaf.type === 'type_identifier' && leaf.parent?.childForFieldName('name')?.equals(leaf) !== true;
 }
 
-/** Where a local binding is visible: its function, or the whole file for a module-level binding (an ES module's top-level loop). */
-function localScope(family: Family, n: SyntaxNode): SyntaxNode {
-  const fns = shapes(family).functions;
-  let p = n;
-  while (p.parent) {
-    p = p.parent;
-    if (fns.has(p.type) || p.type === 'arrow_function') return p;
-  }
-  return p;
-}
-
-function branchWord(type: string): string {
-  if (type.startsWith('if') || type === 'elif_clause') return 'if';
-  if (type.startsWith('while') || type.startsWith('do')) return 'while';
-  if (type.startsWith('for')) return 'for';
-  if (type.startsWith('match')) return 'match';
-  if (type.includes('switch') || type.includes('case')) return 'switch';
-  return 'conditional';
-}
 
 function isClassBodyStatement(n: SyntaxNode): boolean {
   const stmt = n.parent?.type === 'expression_statement' ? n.parent : n;

@@ -189,3 +189,29 @@ export function lineStarts(text: string): number[] {
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;
 }
+
+export function descendants(n: SyntaxNode, pred: (d: SyntaxNode) => boolean): SyntaxNode | null {
+  const stack = [n];
+  for (let budget = 4_096; stack.length > 0 && budget > 0; budget--) {
+    const d = stack.pop()!;
+    if (pred(d)) return d;
+    for (let i = d.namedChildCount - 1; i >= 0; i--) stack.push(d.namedChild(i)!);
+  }
+  return null;
+}
+
+export function operatorText(n: SyntaxNode): string | null {
+  const op = n.childForFieldName('operator');
+  if (op) return op.text;
+  for (const c of n.children) if (c && !c.isNamed) return c.text;
+  return null;
+}
+
+export function branchWord(type: string): string {
+  if (type.startsWith('if') || type === 'elif_clause') return 'if';
+  if (type.startsWith('while') || type.startsWith('do')) return 'while';
+  if (type.startsWith('for')) return 'for';
+  if (type.startsWith('match')) return 'match';
+  if (type.includes('switch') || type.includes('case')) return 'switch';
+  return 'conditional';
+}

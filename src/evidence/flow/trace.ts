@@ -11,7 +11,10 @@ import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from
 import { Spellings, subjectSpellings, type Subject } from './spellings.js';
 import { familyOf, isContainer } from './syntax.js';
 
-export type FlowResult = { kind: 'found'; payload: RuntimeFlow } | { kind: 'unresolved'; reason: string };
+export type FlowResult =
+  /** `carriers`: the names the value was followed into (renamed locals, fields, package variables). */
+  | { kind: 'found'; payload: RuntimeFlow; carriers: readonly string[] }
+  | { kind: 'unresolved'; reason: string };
 
 type StepVerdict = Verdict & { kind: 'step' };
 
@@ -48,7 +51,15 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
       hops.set(verdict.hop.name, { hop: verdict.hop, file: site.file });
     }
   }
-  for (const { hop, file } of hops.values()) followHop(ctx, flow, hop, file);
+  // Breadth first, to a bounded depth: a value copied into a field, then into another struct's field, …
+  const queue = [...hops.values()].map((h) => ({ ...h, depth: 1 }));
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    for (const further of followHop(ctx, flow, next.hop, next.file)) {
+      if (next.depth >= FLOW_TRACE.maxHopDepth || hops.has(further.hop.name) || hops.size >= FLOW_TRACE.maxHops) continue;
+      hops.set(further.hop.name, further);
+      queue.push({ ...further, depth: next.depth + 1 });
+    }
+  }
   if (flow.empty()) {
     const unexplained = flow.unexplained();
     const reason = unexplained.length > 0
@@ -56,7 +67,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
       : `occurrences of \`${spellings.identifiers[0]}\` are only in comments or prose`;
     return { kind: 'unresolved', reason };
   }
-  return { kind: 'found', payload: anchorSymbols(ctx, flow.finish(primary)) };
+  return { kind: 'found', payload: anchorSymbols(ctx, flow.finish(primary)), carriers: [...hops.keys()] };
 }
 
 const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
@@ -108,8 +119,11 @@ function classifierFor(file: ParsedFile, spellings: Spellings): Classifier {
   return c;
 }
 
-/** One hop to a renamed carrier: a local inside its function, or a field wherever it is accessed. */
-function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: ParsedFile): void {
+/**
+ * One hop to a renamed carrier: a local inside its function, or a field wherever
+ * it is accessed. Returns the hops its own occurrences lead to.
+ */
+function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: ParsedFile): { hop: Hop; file: ParsedFile }[] {
   const spellings = new Spellings([hop.name], null);
   let sites: Site[];
   if (hop.scope) {
@@ -118,23 +132,32 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     const matches = ctx.grep([hop.name], { word: true, pathspecs: ['*.rs', '*.ts', '*.tsx', '*.js', '*.mjs', '*.cjs', '*.py', '*.go'], maxMatches: FLOW_TRACE.maxHopOccurrences + 1 });
     if (matches.length > FLOW_TRACE.maxHopOccurrences) {
       flow.gap(`\`${hop.name}\` occurs too widely to follow (over ${FLOW_TRACE.maxHopOccurrences} lines)`);
-      return;
+      return [];
     }
     const byPath = new Map<string, number[]>();
-    for (const m of matches) if (isNonTestSource(m.path)) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m.line]);
+    // A package variable is visible in its Go package (directory), a module variable in its file.
+    const visible = (path: string): boolean => !hop.global || (origin.path.endsWith('.go') ? dirOf(path) === dirOf(origin.path) : path === origin.path);
+    for (const m of matches) if (isNonTestSource(m.path) && visible(m.path)) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m.line]);
     sites = [];
     for (const path of [...byPath.keys()].sort()) {
       const file = ctx.parsed(path);
+      if (file && hop.global) {
+        sites.push(...sitesOnLines(file, byPath.get(path)!, spellings).filter((s) => !isMemberName(s.leaf)));
+        continue;
+      }
       // Only field-shaped uses: a bare `enabled` elsewhere is a different variable.
       // A called member (`path.resolve(dir)`) is a method, not the field the value was copied into.
       if (file) sites.push(...sitesOnLines(file, byPath.get(path)!, spellings).filter((s) => isMemberName(s.leaf) && !isCalledMember(s.leaf)));
     }
   }
+  const further: { hop: Hop; file: ParsedFile }[] = [];
   for (const site of sites) {
     if (site.file === origin && site.leaf.startIndex >= hop.origin.startIndex && site.leaf.endIndex <= hop.origin.endIndex) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict.kind === 'step' ? { ...verdict, hop: undefined } : verdict);
+    if (verdict.kind === 'step' && verdict.hop && verdict.hop.name !== hop.name) further.push({ hop: verdict.hop, file: site.file });
   }
+  return further;
 }
 
 function isCalledMember(leaf: SyntaxNode): boolean {
@@ -191,6 +214,7 @@ class FlowBuilder {
       const n = verdict.carrier.node;
       this.parsedFields.push({ role: 'carrier', path, start: n.startPosition.row + 1, end: n.endPosition.row + 1, symbol: verdict.symbol, description: verdict.carrier.description });
     }
+    if (verdict.also) this.draft(path, { ...verdict, role: verdict.also.role, node: verdict.also.node, description: verdict.also.description, from: undefined, until: undefined }, site.leaf);
   }
 
   private draft(path: string, v: StepVerdict, leaf: SyntaxNode): Draft {

@@ -41,6 +41,7 @@ export function findFocusedTests(
   subject: Subject,
   primary: Location | null,
   behaviour: { readonly location: Location; readonly rejects: boolean } | null = null,
+  carriers: readonly string[] = [],
 ): TestsResult {
   if (subject.kind === 'behavior') {
     return { kind: 'unresolved', reason: 'a behavior subject names no identifier a test could mention' };
@@ -48,14 +49,19 @@ export function findFocusedTests(
   const spellings = subjectSpellings(subject);
   if (!spellings) return { kind: 'unresolved', reason: `\`${subject.name}\` has no identifier spelling to search tests for` };
   const extra = primary?.symbol && /^[A-Za-z_$][\w$]*$/.test(primary.symbol) && !spellings.identifiers.includes(primary.symbol) ? primary.symbol : null;
-  const mention = extra ? new Spellings([...spellings.identifiers, extra], spellings.dashed) : spellings;
+  // Names the value was followed into (`forceNoColor` for NO_COLOR) are how its tests set it; short or
+  // one-word names (`limit`) are too common to tie a test to the subject.
+  const renamed = carriers.filter((c) => c.length >= 8 && words(c).length > 1 && !spellings.identifiers.includes(c));
+  const extras = [...(extra ? [extra] : []), ...renamed];
+  const mention = extras.length > 0 ? new Spellings([...spellings.identifiers, ...extras], spellings.dashed) : spellings;
 
   const shorts = subject.kind === 'cli_option' ? declaredShorts(ctx, primary) : [];
   const optionArg = subject.kind === 'cli_option' ? optionArgument(spellings, shorts) : null;
   const longArgument = subject.kind === 'cli_option' ? optionArgument(spellings, []) : null;
   const effective = new Map<TestCase, string>();
   const behaviourFn = behaviourFunction(ctx, behaviour?.location ?? null);
-  const carrierUse = subject.kind === 'cli_option' ? carrierUsage(spellings, primary?.symbol ?? null) : null;
+  const carrierUse = subject.kind === 'cli_option' ? carrierUsage(spellings, primary?.symbol ?? null, renamed) : null;
+  const directUse = subject.kind === 'cli_option' ? carrierUsage(spellings, primary?.symbol ?? null, []) : null;
   const files = candidateFiles(ctx, mention);
   const ranked: Ranked[] = [];
   const key = words(spellings.identifiers[0]!);
@@ -70,6 +76,8 @@ export function findFocusedTests(
       const passesOption = optionArg?.test(body) ?? false;
       // An option's test passes it or touches its carrier; `r.height` in a renderer test is another `height`.
       const mentioned = carrierUse ? passesOption || carrierUse.test(body) : mention.positions(body).length > 0;
+      // Spelling the subject itself ties a test to it more surely than a name the value was copied into.
+      const direct = passesOption || (carrierUse ? directUse!.test(body) : spellings.positions(body).length > 0) || (extra !== null && new RegExp(`\\b${extra}\\b`).test(body));
       // A symbol's test uses it: `test_help_option` that never says `Option` is not a test of `Option`.
       const named = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
       const namedExactly = named === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');
@@ -84,7 +92,7 @@ export function findFocusedTests(
         (mentioned && isPairedWith(test.path, behaviour?.location ?? null) ? 2 : 0) -
         // A test that expects an error exercises a validation, unless rejecting is the behaviour itself.
         (behaviour && !behaviour.rejects && expectsError(test.body) ? 3 : 0) +
-        (mentioned ? 2 : 0) -
+        (direct ? 2 : mentioned ? 1 : 0) -
         (isEndToEnd(test) ? 2 : 0) -
         // An option's test titled for its absence (`… when unset`) checks the default, not the option.
         (subject.kind !== 'symbol' && subject.kind !== 'test' && isNegatedTitle(title) ? 1 : 0);
@@ -126,8 +134,10 @@ export function findFocusedTests(
       continue;
     }
     // A test that passes only the short name is tied to the subject by the declaration that names both.
-    const viaShort = primary !== null && shorts.length > 0 && !(longArgument?.test(effective.get(test) ?? test.body) ?? false);
-    const evidencePaths = viaShort && !result.command.evidence_paths.includes(primary.path) ? [...result.command.evidence_paths, primary.path] : result.command.evidence_paths;
+    // So is a test that uses only a name the value was bound to there (`forceNoColor` for NO_COLOR).
+    const body = effective.get(test) ?? test.body;
+    const indirect = !(longArgument?.test(body) ?? false) && spellings.positions(test.body).length === 0;
+    const evidencePaths = primary !== null && indirect && !result.command.evidence_paths.includes(primary.path) ? [...result.command.evidence_paths, primary.path] : result.command.evidence_paths;
     const payload = focusedTestsSchema.parse(
       {
         ...result.command,
@@ -180,8 +190,8 @@ function distinctOptions(body: string): number {
  * counts only when it is the declared carrier itself: `height` alone is too
  * common a word to tie a test to `--height`.
  */
-function carrierUsage(spellings: Spellings, carrier: string | null): RegExp {
-  const names = spellings.identifiers.filter((s) => words(s).length > 1 || s === carrier);
+function carrierUsage(spellings: Spellings, carrier: string | null, renamed: readonly string[]): RegExp {
+  const names = [...spellings.identifiers.filter((s) => words(s).length > 1 || s === carrier), ...renamed];
   if (carrier && /^[A-Za-z_$][\w$]*$/.test(carrier) && !names.includes(carrier)) names.push(carrier);
   if (names.length === 0) return /(?!)/;
   const alt = names.map(escapeRe).join('|');

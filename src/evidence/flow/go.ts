@@ -1,0 +1,28 @@
+// Go shapes the generic walk needs: flag binding calls that write a parsed
+// flag into a destination (`flags.BoolVar(&opts.quiet, "quiet", def, usage)`)
+// and single-target assignments written with an expression list.
+import type { SyntaxNode } from '../parse/treesitter.js';
+import type { Family } from './syntax.js';
+
+/** Go's flag binding calls (`BoolVar`, `StringVarP`, `Var`, …): the `&dest` they fill, else null. */
+export function flagDestination(family: Family, call: SyntaxNode): SyntaxNode | null {
+  if (family !== 'go') return null;
+  const fn = call.childForFieldName('function');
+  const method = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : fn?.text;
+  if (!method || !/Var[PE]?$/.test(method)) return null;
+  const first = call.childForFieldName('arguments')?.namedChildren[0];
+  if (first?.type !== 'unary_expression' || !first.text.startsWith('&')) return null;
+  return first.childForFieldName('operand') ?? first.namedChildren[0] ?? null;
+}
+
+/** The flag binding call around `n` in the same statement (`BoolVar(&x, "x", wrap(env(…)))`), if any. */
+export function enclosingFlagBinding(family: Family, n: SyntaxNode, containers: ReadonlySet<string>): SyntaxNode | null {
+  for (let p: SyntaxNode | null = n; p && !containers.has(p.type); p = p.parent) if (p.type === 'call_expression' && flagDestination(family, p)) return p;
+  return null;
+}
+
+/** Go writes `x = v` with an expression list on the left; one target is that target. */
+export function single(target: SyntaxNode | null): SyntaxNode | null {
+  return target?.type === 'expression_list' && target.namedChildCount === 1 ? target.namedChild(0) : target;
+}
+

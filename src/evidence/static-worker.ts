@@ -68,14 +68,15 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
       if (located.kind === 'found') declaration = located.payload.locations.find((l) => l.role === 'primary') ?? null;
     } else declaration = coveredPrimary(input);
     if (located?.kind === 'ambiguous' && (needsImpl || needsFlow)) return output({ kind: 'ambiguous', candidates: located.candidates });
-    const traced = (needsFlow || (needsImpl && followsValue(subject.kind))) && Date.now() < input.deadline;
+    // An option's tests are ranked by the behaviour site, which the trace finds, so tests need it too.
+    const traced = (needsFlow || ((needsImpl || needsTests) && followsValue(subject.kind))) && Date.now() < input.deadline;
     let flow: ReturnType<typeof traceFlow> | null = null;
     if (traced) {
       await checkpoint(input.signal);
       input.onProgress?.('static: tracing runtime flow');
       flow = traceFlow(ctx, subject, declaration);
     }
-    const site = located?.kind === 'found' && followsValue(subject.kind) ? withBehaviourSite(ctx, subject.name, located.payload, flow?.kind === 'found' ? flow.payload : null) : null;
+    const site = located?.kind === 'found' && followsValue(subject.kind) && flow ? withBehaviourSite(ctx, subject.name, located.payload, flow?.kind === 'found' ? flow.payload : null) : null;
     if (needsImpl) {
       if (located?.kind === 'found') proposals.push({ predicate: 'implementation_location', payload: site?.payload ?? located.payload });
       else if (located?.kind === 'unresolved') reasons.push(`implementation_location: ${located.reason}`);

@@ -82,7 +82,8 @@ function outsideGoPackage(ctx: AnalysisContext, primary: Location | null): (site
   if (!primary?.path.endsWith('.go')) return () => false;
   const home = dirOf(primary.path);
   const isMain = /^package\s+main\b/m.test(ctx.read(primary.path) ?? '');
-  return (site) => site.file.path.endsWith('.go') && dirOf(site.file.path) !== home && (isMain || /^[a-z_]/.test(site.leaf.text));
+  // An exported field in another package (`cfg.DryRun`, `Config{DryRun: …}`) can still receive the value from main.
+  return (site) => site.file.path.endsWith('.go') && dirOf(site.file.path) !== home && (/^[a-z_]/.test(site.leaf.text) || (isMain && !isMemberName(site.leaf)));
 }
 
 /**

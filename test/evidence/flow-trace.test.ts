@@ -143,8 +143,9 @@ describe('runtime_flow completeness', () => {
         '',
       ].join('\n'),
     });
-    expect(summary(flow)).toEqual(['producer src/main.rs:4-5 dry_run', 'carrier src/main.rs:5-5 dry_run', 'consumer src/main.rs:9-9 null']);
-    expect(flow.gaps).toEqual(['no transformation of `dry_run` found in non-test source', 'no precedence of `dry_run` found in non-test source']);
+    // `default_value_t` is where the declared default takes over when the flag is absent.
+    expect(summary(flow)).toEqual(['producer src/main.rs:4-5 dry_run', 'carrier src/main.rs:5-5 dry_run', 'precedence src/main.rs:4-4 null', 'consumer src/main.rs:9-9 null']);
+    expect(flow.gaps).toEqual(['no transformation of `dry_run` found in non-test source']);
   });
 
   it('ignores test files, comments and prose, and is unresolved when nothing else is left', () => {

@@ -141,8 +141,8 @@ const RUST_VIEWER: Files = {
     '}', //                                                                      5
   ),
   'src/align.rs': lines(
-    'pub fn align(indent: Option<usize>) -> usize {', //                         1
-    '    match indent.filter(|w| *w < 80) {', //                                 2
+    'pub fn align(opts: &Opts) -> usize {', //                                  1
+    '    match opts.indent.filter(|w| *w < 80) {', //                            2
     '        Some(indent) => indent,', //                                        3
     '        None => 0,', //                                                     4
     '    }', //                                                                  5

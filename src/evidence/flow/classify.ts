@@ -4,6 +4,7 @@
 // the syntax tree, never from the line's text alone, so `if cfg.dry_run` and
 // `// dry_run` are told apart.
 import type { FlowRole } from '../../core/contracts.js';
+import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import {
   ancestors,
@@ -31,6 +32,8 @@ export interface Hop {
   readonly origin: SyntaxNode;
   /** A package or module variable (not a field): followed as a bare name in its package or file. */
   readonly global?: boolean;
+  /** The file `scope` lies in, when it is not the file of the occurrence (a callee's parameter). */
+  readonly file?: ParsedFile;
 }
 
 export type Verdict =
@@ -54,11 +57,14 @@ export type Verdict =
       readonly hop?: Hop;
       /** Name of a callee the value is passed to and that the trace does not enter. */
       readonly passedTo?: string;
+      /** The call the value is an argument of, so the trace can follow it into the callee's parameter. */
+      readonly argumentCall?: SyntaxNode;
     };
 
 const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z0-9]*|"[^"]*"|'[^']*')$/;
 const ENV_READ = /\b(env::var(_os)?|getenv|Getenv|LookupEnv|environ|process\.env)\b/;
 const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
+const DEFAULT_ATTRIBUTE = /\bdefault_value(_t|_os|s|_if)?\b[^,)]*/;
 const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
 const DECLARED_WITHOUT_VALUE = new Set(['var_spec', 'variable_declarator']);
 const MEMBER_TYPES = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
@@ -194,6 +200,7 @@ export class Classifier {
       return {
         ...this.step('transformation', pendingCall, `\`${snippet(referenceText(start), 60)}\` passed to \`${callee}\``),
         passedTo: callee,
+        argumentCall: pendingCall,
       };
     }
     if (this.s.strings.has(start.type)) {
@@ -369,6 +376,7 @@ export class Classifier {
     if (parsed) {
       const head = attrs[0];
       const how = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text));
+      const defaulted = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text) && DEFAULT_ATTRIBUTE.test(a.text));
       return {
         kind: 'step',
         role: 'producer',
@@ -377,6 +385,8 @@ export class Classifier {
         symbol: name.text,
         description: `\`${label}\` is filled by ${how ? `\`${snippet(how.text, 60)}\`` : 'derived parsing'}`,
         carrier: { node: n, description: `\`${label}\` carries the parsed value` },
+        // `#[arg(default_value_t = 0)]`: without the flag the declared default takes over.
+        also: defaulted ? { role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` } : undefined,
       };
     }
     return this.fieldStep('carrier', n, `\`${label}\` carries the value`);

@@ -6,10 +6,11 @@ import { FLOW_ROLES, runtimeFlowSchema, type FlowRole, type FlowStep, type Locat
 import { EVIDENCE, FLOW_TRACE } from '../../core/limits.js';
 import type { AnalysisContext, ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
+import { parameterFor } from './calls.js';
 import { Classifier, type Hop, type Verdict } from './classify.js';
 import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
 import { Spellings, subjectSpellings, type Subject } from './spellings.js';
-import { familyOf, isContainer } from './syntax.js';
+import { enclosingRecordName, familyOf, isContainer, shapes } from './syntax.js';
 
 export type FlowResult =
   /** `carriers`: the names the value was followed into (renamed locals, fields, package variables). */
@@ -43,20 +44,24 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
   if (truncated) flow.gap(`more than ${FLOW_TRACE.maxOccurrences} occurrences of the carrier; later ones were not examined`);
   const hops = new Map<string, { hop: Hop; file: ParsedFile }>();
   const foreign = outsideGoPackage(ctx, primary);
+  const namesake = namesakeOf(ctx, subject, spellings, primary);
   for (const site of sites) {
-    if (foreign(site)) continue;
+    if (foreign(site) || namesake(site)) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict);
-    if (verdict.kind === 'step' && verdict.hop && !hops.has(verdict.hop.name) && hops.size < FLOW_TRACE.maxHops) {
-      hops.set(verdict.hop.name, { hop: verdict.hop, file: site.file });
-    }
+    const hop = verdict.kind === 'step' ? (verdict.hop ?? intoCallee(ctx, site, verdict)) : undefined;
+    if (hop && !hops.has(hopKey(hop, site.file)) && hops.size < FLOW_TRACE.maxHops) hops.set(hopKey(hop, site.file), { hop, file: site.file });
   }
+  // The declaration's own carrier (`#[arg(long = "max-count")] limit`, `dest="limit"`) is where the parsed value lands.
+  const declared = declaredCarrier(ctx, primary, spellings);
+  if (declared && !hops.has(hopKey(declared.hop, declared.file))) hops.set(hopKey(declared.hop, declared.file), declared);
   // Breadth first, to a bounded depth: a value copied into a field, then into another struct's field, …
   const queue = [...hops.values()].map((h) => ({ ...h, depth: 1 }));
   for (let next = queue.shift(); next; next = queue.shift()) {
     for (const further of followHop(ctx, flow, next.hop, next.file)) {
-      if (next.depth >= FLOW_TRACE.maxHopDepth || hops.has(further.hop.name) || hops.size >= FLOW_TRACE.maxHops) continue;
-      hops.set(further.hop.name, further);
+      const key = hopKey(further.hop, further.file);
+      if (next.depth >= FLOW_TRACE.maxHopDepth || hops.has(key) || hops.size >= FLOW_TRACE.maxHops) continue;
+      hops.set(key, further);
       queue.push({ ...further, depth: next.depth + 1 });
     }
   }
@@ -67,7 +72,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
       : `occurrences of \`${spellings.identifiers[0]}\` are only in comments or prose`;
     return { kind: 'unresolved', reason };
   }
-  return { kind: 'found', payload: anchorSymbols(ctx, flow.finish(primary)), carriers: [...hops.keys()] };
+  return { kind: 'found', payload: anchorSymbols(ctx, flow.finish(primary)), carriers: [...new Set([...hops.values()].map((h) => h.hop.name))] };
 }
 
 const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
@@ -128,7 +133,7 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
   const spellings = new Spellings([hop.name], null);
   let sites: Site[];
   if (hop.scope) {
-    sites = sitesInNode(origin, hop.scope, spellings);
+    sites = sitesInNode(hop.file ?? origin, hop.scope, spellings);
   } else {
     const matches = ctx.grep([hop.name], { word: true, pathspecs: ['*.rs', '*.ts', '*.tsx', '*.js', '*.mjs', '*.cjs', '*.py', '*.go'], maxMatches: FLOW_TRACE.maxHopOccurrences + 1 });
     if (matches.length > FLOW_TRACE.maxHopOccurrences) {
@@ -156,9 +161,91 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     if (site.file === origin && site.leaf.startIndex >= hop.origin.startIndex && site.leaf.endIndex <= hop.origin.endIndex) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict.kind === 'step' ? { ...verdict, hop: undefined } : verdict);
-    if (verdict.kind === 'step' && verdict.hop && verdict.hop.name !== hop.name) further.push({ hop: verdict.hop, file: site.file });
+    const next = verdict.kind === 'step' ? (verdict.hop ?? intoCallee(ctx, site, verdict)) : undefined;
+    if (next && hopKey(next, site.file) !== hopKey(hop, origin)) further.push({ hop: next, file: site.file });
   }
   return further;
+}
+
+/**
+ * A one-word option (`--raw`) shares its spelling with every local and
+ * parameter of that name. A bare `raw` is the option's value only in a function
+ * that also reads it as a member (`args.raw`); elsewhere it is a namesake.
+ */
+function namesakeOf(ctx: AnalysisContext, subject: Subject, spellings: Spellings, primary: Location | null): (site: Site) => boolean {
+  const word = subject.name.replace(/^-+/, '');
+  if (subject.kind !== 'cli_option' || !/^[a-z][a-z0-9]*$/.test(word)) return () => false;
+  // Reads through the parsed options, or the option's own literal (`number(m, "attempts")`), tie a function to it.
+  const member = new RegExp(`\\.${word}(?![\\w$])|["'\`](--)?${word}["'\`]`);
+  const declaring = declaringRecord(ctx, primary);
+  return (site) => {
+    // `self.raw` inside another type's methods is that type's field.
+    const owner = declaring ? (selfOwner(site.leaf) ?? fieldOwner(site)) : null;
+    if (owner && owner !== declaring) return true;
+    if (site.leaf.type !== 'identifier' || site.leaf.text !== word || site.file.path === primary?.path) return false;
+    const family = familyOf(site.file.language);
+    let fn: SyntaxNode | null = site.leaf;
+    while (fn && !shapes(family).functions.has(fn.type) && fn.type !== 'arrow_function') fn = fn.parent;
+    return !fn || !member.test(fn.text);
+  };
+}
+
+const SELF_RECEIVERS = new Set(['self', 'this', 'Self']);
+const OWNER_TYPES: Readonly<Record<string, string>> = { impl_item: 'type', class_declaration: 'name', class_definition: 'name', class: 'name' };
+
+/** The type a declaration field belongs to (`struct Cli { raw: bool }` → Cli). */
+function declaringRecord(ctx: AnalysisContext, primary: Location | null): string | null {
+  const file = primary ? ctx.parsed(primary.path) : null;
+  if (!primary || !file) return null;
+  const node = file.tree.rootNode.descendantForPosition({ row: primary.end_line - 1, column: Math.max(0, (file.text.split('\n', primary.end_line)[primary.end_line - 1] ?? '').search(/\S/)) });
+  return node ? enclosingRecordName(familyOf(file.language), node) : null;
+}
+
+/** For `self.x` / `this.x` / `Self { x: … }`: the type whose method it is in; else null. */
+function selfOwner(leaf: SyntaxNode): string | null {
+  const p = leaf.parent;
+  const receiver = p?.namedChildren[0];
+  const isSelfMember = p && receiver && receiver !== leaf && SELF_RECEIVERS.has(receiver.text) && !receiver.equals(leaf);
+  const isSelfLiteral = p?.type === 'field_initializer' && p.parent?.parent?.type === 'struct_expression' && p.parent.parent.childForFieldName('name')?.text === 'Self';
+  if (!isSelfMember && !isSelfLiteral) return null;
+  for (let n = leaf.parent; n; n = n.parent) {
+    const field = OWNER_TYPES[n.type];
+    if (field) return /[A-Za-z_$][\w$]*/.exec(n.childForFieldName(field)?.text ?? '')?.[0] ?? null;
+  }
+  return null;
+}
+
+/** For a field declaration's name: the record declaring it (`struct Loader { raw: … }` → Loader). */
+function fieldOwner(site: Site): string | null {
+  const family = familyOf(site.file.language);
+  const p = site.leaf.parent;
+  const nameField = p ? shapes(family).fields[p.type] : undefined;
+  if (!p || nameField === undefined || p.childForFieldName(nameField)?.equals(site.leaf) !== true) return null;
+  return enclosingRecordName(family, p);
+}
+
+/** A field is one carrier wherever it is read; a local or parameter is one per scope. */
+function hopKey(hop: Hop, file: ParsedFile): string {
+  if (!hop.scope) return hop.global ? `${hop.name}@${file.path}` : hop.name;
+  return `${hop.name}@${(hop.file ?? file).path}:${hop.scope.startIndex}`;
+}
+
+/** A hop to the declaration's carrier when it is named unlike the option (followed as a field wherever it is read). */
+function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellings: Spellings): { hop: Hop; file: ParsedFile } | null {
+  const symbol = primary?.symbol;
+  if (!primary || !symbol || !/^[A-Za-z_$][\w$]*$/.test(symbol) || spellings.mentions(symbol)) return null;
+  const file = ctx.parsed(primary.path);
+  if (!file) return null;
+  const origin = file.tree.rootNode.descendantForPosition({ row: primary.start_line - 1, column: 0 }, { row: primary.end_line - 1, column: 4096 });
+  if (!origin) return null;
+  return { hop: { name: symbol, scope: null, origin }, file };
+}
+
+/** A value passed as an argument continues in the callee's parameter, when the callee can be told for sure. */
+function intoCallee(ctx: AnalysisContext, site: Site, verdict: StepVerdict): Hop | undefined {
+  if (!verdict.argumentCall) return undefined;
+  const target = parameterFor(ctx, familyOf(site.file.language), verdict.argumentCall, site.leaf);
+  return target ? { name: target.name, scope: target.fn, origin: verdict.argumentCall, file: target.file } : undefined;
 }
 
 function isCalledMember(leaf: SyntaxNode): boolean {

@@ -1,0 +1,116 @@
+// Following a value into the function it is passed to: the argument's position
+// (or keyword) picks the callee's parameter, and the parameter is then followed
+// inside the callee like a renamed local. The callee is resolved by name among
+// the repository's definitions — only when exactly one definition fits, never
+// by a guess among namesakes.
+import { FLOW_TRACE } from '../../core/limits.js';
+import type { AnalysisContext, ParsedFile } from '../context.js';
+import { factsOf } from '../languages/index.js';
+import type { SyntaxNode } from '../parse/treesitter.js';
+import { SOURCE_PATHSPECS, isNonTestSource } from './sites.js';
+import { familyOf, shapes, within, type Family } from './syntax.js';
+
+export interface ParameterTarget {
+  readonly file: ParsedFile;
+  /** The callee's function node: the scope the parameter is followed in. */
+  readonly fn: SyntaxNode;
+  readonly name: string;
+  readonly callee: string;
+}
+
+const FUNCTION_NODES = new Set(['function_item', 'function_definition', 'function_declaration', 'method_declaration', 'method_definition', 'arrow_function', 'function_expression']);
+const RECEIVERS = new Set(['self', 'cls', 'this']);
+const SELF_PATHS = new Set(['Self', 'self', 'super', 'crate']);
+
+/** The argument of `call` holding `leaf`: its position among the arguments and its keyword, if any. */
+function argumentOf(call: SyntaxNode, argsField: string, leaf: SyntaxNode): { index: number; keyword: string | null } | null {
+  const args = call.childForFieldName(argsField);
+  if (!args) return null;
+  const list = args.namedChildren.filter((c): c is SyntaxNode => c !== null && !c.type.includes('comment'));
+  const index = list.findIndex((a) => within(leaf, a));
+  if (index < 0) return null;
+  const arg = list[index]!;
+  const keyword = arg.type === 'keyword_argument' ? (arg.childForFieldName('name')?.text ?? null) : null;
+  return { index, keyword };
+}
+
+/** `Replacer::new` → (new, Replacer); `pkg.Run` → (Run, pkg); `self.render` → (render, null). */
+function calleeParts(callee: SyntaxNode): { name: string; qualifier: string | null } | null {
+  if (callee.type === 'identifier') return { name: callee.text, qualifier: null };
+  if (callee.type === 'scoped_identifier') {
+    const name = callee.childForFieldName('name')?.text;
+    const path = callee.childForFieldName('path')?.text.split('::').pop() ?? null;
+    // `Self::helper` and `super::helper` name no type we could match; the name alone must then be unique.
+    return name ? { name, qualifier: path && !SELF_PATHS.has(path) ? path : null } : null;
+  }
+  const last = callee.lastNamedChild;
+  if (!last || !/identifier/.test(last.type)) return null;
+  const object = callee.namedChildren[0];
+  // A package-qualified Go call names its package; a method call's receiver names nothing we can resolve.
+  const qualifier = callee.type === 'selector_expression' && object?.type === 'identifier' ? object.text : null;
+  return { name: last.text, qualifier };
+}
+
+/** The function node whose definition starts at `line` (its name on `nameLine`). */
+function functionAt(file: ParsedFile, line: number, nameLine: number): SyntaxNode | null {
+  const text = file.text.split('\n', nameLine)[nameLine - 1] ?? '';
+  const column = text.length - text.trimStart().length;
+  let n: SyntaxNode | null = file.tree.rootNode.descendantForPosition({ row: nameLine - 1, column });
+  for (; n; n = n.parent) if (FUNCTION_NODES.has(n.type) && n.startPosition.row + 1 >= line) return n;
+  return null;
+}
+
+/** Parameter names in order, receivers (`self`, `&self`, `cls`) left out. */
+function parameters(family: Family, fn: SyntaxNode): string[] {
+  const list = fn.childForFieldName('parameters');
+  if (!list) return [];
+  const out: string[] = [];
+  for (const p of list.namedChildren) {
+    if (!p || p.type.includes('comment') || p.type === 'self_parameter') continue;
+    if (family === 'go' && p.type === 'parameter_declaration') {
+      for (const c of p.namedChildren) if (c && c.type === 'identifier') out.push(c.text);
+      continue;
+    }
+    const named = p.type === 'identifier' ? p : (p.childForFieldName('pattern') ?? p.childForFieldName('name') ?? p.childForFieldName('left') ?? p.namedChildren[0]);
+    out.push(named && /identifier/.test(named.type) ? named.text : '');
+  }
+  if (family === 'python' && out.length > 0 && RECEIVERS.has(out[0]!)) out.shift();
+  return out;
+}
+
+/** The callee's parameter that receives the argument holding `leaf`, or null when it cannot be told for sure. */
+export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxNode, leaf: SyntaxNode): ParameterTarget | null {
+  const shape = shapes(family).calls[call.type];
+  if (!shape) return null;
+  const arg = argumentOf(call, shape[1], leaf);
+  const calleeNode = call.childForFieldName(shape[0]);
+  const parts = calleeNode ? calleeParts(calleeNode) : null;
+  if (!arg || !parts || parts.name.length < 3) return null;
+  // Lines that can define the function: `fn name`, `def name`, `func (r T) name`, `function name`, `name(…) {`, `const name =`.
+  const n = parts.name.replace(/\$/g, '\\$');
+  const definitionLines = [
+    `(fn|def|func|function)([[:space:]]|[[:space:]]*\\([^)]*\\)[[:space:]]*)${n}([^A-Za-z0-9_$]|$)`,
+    `^[[:space:]]*(pub[[:space:]]+|export[[:space:]]+|async[[:space:]]+|static[[:space:]]+)*${n}[[:space:]]*\\(`,
+    `(const|let|var)[[:space:]]+${n}[[:space:]]*=`,
+  ];
+  const matches = ctx.grep(definitionLines, { regex: true, pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxHopOccurrences * 4 });
+  const files = [...new Set(matches.map((m) => m.path))].filter(isNonTestSource);
+  const found: { file: ParsedFile; line: number; nameLine: number }[] = [];
+  for (const path of files) {
+    const file = ctx.parsed(path);
+    if (!file || familyOf(file.language) !== family) continue;
+    for (const d of factsOf(file).definitions) {
+      if (d.name !== parts.name || (d.kind !== 'function' && d.kind !== 'method') || d.inTest || d.bodyLine === undefined) continue;
+      if (parts.qualifier && d.container !== parts.qualifier && !path.includes(parts.qualifier)) continue;
+      found.push({ file, line: d.startLine, nameLine: d.nameLine });
+    }
+  }
+  if (found.length !== 1) return null;
+  const target = found[0]!;
+  const fn = functionAt(target.file, target.line, target.nameLine);
+  if (!fn) return null;
+  const params = parameters(family, fn);
+  const name = arg.keyword ?? params[arg.index];
+  if (!name || (arg.keyword && !params.includes(arg.keyword))) return null;
+  return { file: target.file, fn, name, callee: parts.name };
+}

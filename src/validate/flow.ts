@@ -70,6 +70,9 @@ export function checkFlow(reader: SnapshotReader, flow: RuntimeFlow, subject: Pi
 /** Lines around a subject term within which a name counts as bound from it (one statement). */
 const BINDING_WINDOW = 2;
 const IDENTIFIER = /[A-Za-z_$][\w$]{3,}/g;
+/** Renamings followed from the subject's own statement through transformation steps. */
+const TRANSITIVE_ROUNDS = 2;
+const COPYING_ROLES: ReadonlySet<string> = new Set(['transformation', 'precedence']);
 
 /**
  * A carrier that does not spell the subject still carries it when another step
@@ -78,16 +81,22 @@ const IDENTIFIER = /[A-Za-z_$][\w$]{3,}/g;
  */
 function carrierBoundFromSubject(reader: SnapshotReader, flow: RuntimeFlow, terms: readonly string[]): boolean {
   const bound = new Set<string>();
-  for (const s of flow.steps) {
-    const file = reader.file(s.location.path);
-    if (typeof file === 'string') continue;
-    file.lines.slice(s.location.start_line - 1, s.location.end_line).forEach((line, k) => {
-      if (!terms.some((t) => containsTerm(line, t))) return;
-      const i = s.location.start_line - 1 + k;
-      const around = file.lines.slice(Math.max(s.location.start_line - 1, i - BINDING_WINDOW), Math.min(s.location.end_line, i + BINDING_WINDOW + 1)).join('\n');
-      for (const m of around.matchAll(IDENTIFIER)) if (!terms.includes(m[0])) bound.add(m[0]);
-    });
-  }
+  const bind = (from: readonly string[], roles: ReadonlySet<string> | null): void => {
+    for (const s of flow.steps) {
+      if (roles && !roles.has(s.role)) continue;
+      const file = reader.file(s.location.path);
+      if (typeof file === 'string') continue;
+      file.lines.slice(s.location.start_line - 1, s.location.end_line).forEach((line, k) => {
+        if (!from.some((t) => containsTerm(line, t))) return;
+        const i = s.location.start_line - 1 + k;
+        const around = file.lines.slice(Math.max(s.location.start_line - 1, i - BINDING_WINDOW), Math.min(s.location.end_line, i + BINDING_WINDOW + 1)).join('\n');
+        for (const m of around.matchAll(IDENTIFIER)) if (!terms.includes(m[0])) bound.add(m[0]);
+      });
+    }
+  };
+  bind(terms, null);
+  // A name copied on in a transformation step (`o.configFile = envVar`) is bound from the subject too.
+  for (let round = 0; round < TRANSITIVE_ROUNDS; round++) bind([...bound], COPYING_ROLES);
   return flow.steps.some((s) => {
     if (s.role !== 'carrier' || s.location.symbol === null) return false;
     const file = reader.file(s.location.path);

@@ -78,8 +78,13 @@ function parameters(family: Family, fn: SyntaxNode): string[] {
   return out;
 }
 
-/** The callee's parameter that receives the argument holding `leaf`, or null when it cannot be told for sure. */
-export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxNode, leaf: SyntaxNode): ParameterTarget | null {
+/**
+ * The callee's parameter that receives the argument holding `leaf`; `external`
+ * when no function of that name is defined in the repository's own sources (a
+ * library call: the value leaves the program's code there); null when it cannot
+ * be told for sure (several namesakes, an unreadable parameter list).
+ */
+export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxNode, leaf: SyntaxNode): ParameterTarget | 'external' | null {
   const shape = shapes(family).calls[call.type];
   if (!shape) return null;
   const arg = argumentOf(call, shape[1], leaf);
@@ -105,6 +110,7 @@ export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxN
       found.push({ file, line: d.startLine, nameLine: d.nameLine });
     }
   }
+  if (found.length === 0) return matches.length < FLOW_TRACE.maxHopOccurrences * 4 ? 'external' : null;
   if (found.length !== 1) return null;
   const target = found[0]!;
   const fn = functionAt(target.file, target.line, target.nameLine);

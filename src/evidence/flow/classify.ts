@@ -4,11 +4,11 @@
 // the syntax tree, never from the line's text alone, so `if cfg.dry_run` and
 // `// dry_run` are told apart.
 import type { FlowRole } from '../../core/contracts.js';
-import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import {
   ancestors,
   branchWord,
+  isClassBodyStatement,
   descendants,
   operatorText,
   branchCondition,
@@ -21,20 +21,11 @@ import {
 } from './syntax.js';
 import type { Spellings } from './spellings.js';
 import { enclosingFlagBinding, flagDestination, single } from './go.js';
+import { hopTo, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
-export interface Hop {
-  readonly name: string;
-  /** The function a local binding lives in; null for a field followed across files. */
-  readonly scope: SyntaxNode | null;
-  /** The statement that introduced the new name; its own occurrence is already explained. */
-  readonly origin: SyntaxNode;
-  /** A package or module variable (not a field): followed as a bare name in its package or file. */
-  readonly global?: boolean;
-  /** The file `scope` lies in, when it is not the file of the occurrence (a callee's parameter). */
-  readonly file?: ParsedFile;
-}
+export type { Hop } from './hops.js';
 
 export type Verdict =
   | { readonly kind: 'ignored' }
@@ -59,11 +50,15 @@ export type Verdict =
       readonly passedTo?: string;
       /** The call the value is an argument of, so the trace can follow it into the callee's parameter. */
       readonly argumentCall?: SyntaxNode;
+      /** The local the call's result is bound to: where the value lives on when the callee is not in the repository. */
+      readonly resultHop?: Hop;
     };
 
 const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z0-9]*|"[^"]*"|'[^']*')$/;
 const ENV_READ = /\b(env::var(_os)?|getenv|Getenv|LookupEnv|environ|process\.env)\b/;
 const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
+/** A value named as a default (`defaultConfigPath`, `DEFAULT_WIDTH`, `Defaults.width`): what applies when nothing overrides it. */
+const NAMED_DEFAULT = /^([\w$]+\.)*(default|DEFAULT|Default)[\w$]*$/;
 const DEFAULT_ATTRIBUTE = /\bdefault_value(_t|_os|s|_if)?\b[^,)]*/;
 const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
 const DECLARED_WITHOUT_VALUE = new Set(['var_spec', 'variable_declarator']);
@@ -140,6 +135,7 @@ export class Classifier {
     const setter = this.setterCall(start);
     if (setter) return setter;
     let pendingCall: SyntaxNode | null = null;
+    let resultBinding: SyntaxNode | null = null;
     let prev = start;
     for (let n: SyntaxNode | null = start; n; prev = n, n = n.parent) {
       if (n !== start && this.s.containers.has(n.type)) break;
@@ -149,7 +145,10 @@ export class Classifier {
       const cond = branchCondition(this.family, n);
       if (cond && n !== start && within(prev, cond)) return this.consumerVerdict(n, start);
       const binding = this.s.bindings[n.type];
-      if (binding && pendingCall) break;
+      if (binding && pendingCall) {
+        resultBinding = n;
+        break;
+      }
       if (binding) {
         const [t, v] = binding;
         const target = n.childForFieldName(t);
@@ -180,7 +179,7 @@ export class Classifier {
         const args = n.childForFieldName(call[1]);
         if (args && within(prev, args)) {
           const bound = flagDestination(this.family, n);
-          if (bound) return this.flagBindingVerdict(n, bound, prev);
+          if (bound) return this.flagBindingVerdict(n, bound, start);
           if (this.producesValue(n)) return this.producerVerdict(n);
           const configuring = this.configuringCall(n);
           if (configuring) return configuring;
@@ -201,6 +200,7 @@ export class Classifier {
         ...this.step('transformation', pendingCall, `\`${snippet(referenceText(start), 60)}\` passed to \`${callee}\``),
         passedTo: callee,
         argumentCall: pendingCall,
+        resultHop: resultBinding ? this.resultHop(resultBinding) : undefined,
       };
     }
     if (this.s.strings.has(start.type)) {
@@ -241,8 +241,8 @@ export class Classifier {
       }
       const binding = this.s.bindings[n.type];
       if (!binding) continue;
-      const target = single(n.childForFieldName(binding[0]));
       const value = n.childForFieldName(binding[1]);
+      const target = single(n.childForFieldName(binding[0]), value);
       if (!target || !value || !within(prev, value) || this.spellings.mentions(target.text)) return verdict;
       // `options.warmup_count = param("warmup")`: the value lives on in a field, wherever it is read.
       const field = MEMBER_TYPES.has(target.type) ? lastName(target) : null;
@@ -256,12 +256,19 @@ export class Classifier {
   }
 
   /** `flags.IntVar(&opts.limit, "limit", 0, …)`: the flag writes into its destination, whose other uses carry the value on. */
-  private flagBindingVerdict(call: SyntaxNode, dest: SyntaxNode, prev: SyntaxNode): Verdict {
+  private flagBindingVerdict(call: SyntaxNode, dest: SyntaxNode, occurrence: SyntaxNode): Verdict {
     const name = this.flagLabel(call);
-    if (within(prev, dest)) {
+    if (within(occurrence, dest)) {
       return { ...this.step('producer', call, `flag ${name} writes into \`${snippet(dest.text, 60)}\``), hop: this.destinationHop(dest, call) };
     }
-    return this.step('precedence', call, `\`${snippet(prev.text, 60)}\` is the default of flag ${name}`);
+    return this.step('precedence', call, `\`${snippet(referenceText(occurrence), 60)}\` is the default of flag ${name}`);
+  }
+
+  /** `expanded, err := homedir.Expand(o.path)`: the result (first target) carries what the call made of the value. */
+  private resultHop(n: SyntaxNode): Hop | undefined {
+    const binding = this.s.bindings[n.type]!;
+    const target = single(n.childForFieldName(binding[0]), n.childForFieldName(binding[1]));
+    return target ? hopTo(this.family, this.spellings, target, n) : undefined;
   }
 
   private flagLabel(call: SyntaxNode): string {
@@ -270,11 +277,7 @@ export class Classifier {
   }
 
   private destinationHop(dest: SyntaxNode, origin: SyntaxNode): Hop | undefined {
-    const name = lastName(dest);
-    if (!name || this.spellings.mentions(dest.text)) return undefined;
-    if (MEMBER_TYPES.has(dest.type)) return { name, scope: null, origin };
-    const scope = bindingScope(this.family, origin, name);
-    return { name, scope, origin, global: scope === null };
+    return hopTo(this.family, this.spellings, dest, origin);
   }
 
   /** Rust's last expression of a function body, which is its return value. */
@@ -430,7 +433,8 @@ export class Classifier {
     const verdict = this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
     const hopName = lastName(target);
     if (!hopName || this.spellings.mentions(target.text)) return verdict;
-    const local = target.type === 'identifier' || target.type === 'expression_list';
+    const one = single(target, value);
+    const local = one?.type === 'identifier' || one?.type === 'expression_list' || one?.type === 'pattern_list';
     const scope = local ? bindingScope(this.family, n, hopName) : null;
     return { ...verdict, hop: { name: hopName, scope, origin: n, global: local && scope === null } };
   }
@@ -466,7 +470,7 @@ export class Classifier {
     if (this.combines(value)) return this.step('precedence', n, `${into} = \`${v}\` combines sources`);
     if (within(prev, key)) {
       if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into ${into}`);
-      if (LITERAL.test(value.text.trim())) return this.step('precedence', n, `${into} defaults to \`${v}\``);
+      if (LITERAL.test(value.text.trim()) || NAMED_DEFAULT.test(value.text.trim())) return this.step('precedence', n, `${into} defaults to \`${v}\``);
       if (this.producesValue(value)) return this.step('producer', n, `${into} produced by \`${v}\``);
       return this.step('producer', n, `${into} set from \`${v}\``);
     }
@@ -588,10 +592,3 @@ function lastName(target: SyntaxNode): string | null {
 function isTypeReference(leaf: SyntaxNode): boolean {
   return leaf.type === 'type_identifier' && leaf.parent?.childForFieldName('name')?.equals(leaf) !== true;
 }
-
-
-function isClassBodyStatement(n: SyntaxNode): boolean {
-  const stmt = n.parent?.type === 'expression_statement' ? n.parent : n;
-  return stmt.parent?.type === 'block' && stmt.parent.parent?.type === 'class_definition';
-}
-

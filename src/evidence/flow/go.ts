@@ -21,8 +21,15 @@ export function enclosingFlagBinding(family: Family, n: SyntaxNode, containers: 
   return null;
 }
 
-/** Go writes `x = v` with an expression list on the left; one target is that target. */
-export function single(target: SyntaxNode | null): SyntaxNode | null {
-  return target?.type === 'expression_list' && target.namedChildCount === 1 ? target.namedChild(0) : target;
+/**
+ * Go writes `x = v` with an expression list on the left; one target is that
+ * target. With several targets and one call on the right (`v, ok :=
+ * os.LookupEnv(…)`, `value, err := parse(…)`), the value is the first.
+ */
+export function single(target: SyntaxNode | null, value: SyntaxNode | null = null): SyntaxNode | null {
+  if (target?.type !== 'expression_list') return target;
+  if (target.namedChildCount === 1) return target.namedChild(0);
+  const values = value?.type === 'expression_list' ? value.namedChildCount : 1;
+  return values === 1 ? target.namedChild(0) : target;
 }
 

@@ -215,3 +215,8 @@ export function branchWord(type: string): string {
   if (type.includes('switch') || type.includes('case')) return 'switch';
   return 'conditional';
 }
+
+export function isClassBodyStatement(n: SyntaxNode): boolean {
+  const stmt = n.parent?.type === 'expression_statement' ? n.parent : n;
+  return stmt.parent?.type === 'block' && stmt.parent.parent?.type === 'class_definition';
+}

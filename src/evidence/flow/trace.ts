@@ -49,7 +49,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
     if (foreign(site) || namesake(site)) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict);
-    const hop = verdict.kind === 'step' ? (verdict.hop ?? intoCallee(ctx, site, verdict)) : undefined;
+    const hop = verdict.kind === 'step' ? (verdict.hop ?? intoCallee(ctx, flow, site, verdict)) : undefined;
     if (hop && !hops.has(hopKey(hop, site.file)) && hops.size < FLOW_TRACE.maxHops) hops.set(hopKey(hop, site.file), { hop, file: site.file });
   }
   // The declaration's own carrier (`#[arg(long = "max-count")] limit`, `dest="limit"`) is where the parsed value lands.
@@ -161,7 +161,7 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     if (site.file === origin && site.leaf.startIndex >= hop.origin.startIndex && site.leaf.endIndex <= hop.origin.endIndex) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict.kind === 'step' ? { ...verdict, hop: undefined } : verdict);
-    const next = verdict.kind === 'step' ? (verdict.hop ?? intoCallee(ctx, site, verdict)) : undefined;
+    const next = verdict.kind === 'step' ? (verdict.hop ?? intoCallee(ctx, flow, site, verdict)) : undefined;
     if (next && hopKey(next, site.file) !== hopKey(hop, origin)) further.push({ hop: next, file: site.file });
   }
   return further;
@@ -242,10 +242,14 @@ function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellin
 }
 
 /** A value passed as an argument continues in the callee's parameter, when the callee can be told for sure. */
-function intoCallee(ctx: AnalysisContext, site: Site, verdict: StepVerdict): Hop | undefined {
+function intoCallee(ctx: AnalysisContext, flow: FlowBuilder, site: Site, verdict: StepVerdict): Hop | undefined {
   if (!verdict.argumentCall) return undefined;
   const target = parameterFor(ctx, familyOf(site.file.language), verdict.argumentCall, site.leaf);
-  return target ? { name: target.name, scope: target.fn, origin: verdict.argumentCall, file: target.file } : undefined;
+  if (target === null) return undefined;
+  flow.settle(site.file.path, verdict.argumentCall);
+  // A library call: what it returns (`expanded, err := homedir.Expand(path)`) carries the value on.
+  if (target === 'external') return verdict.resultHop;
+  return { name: target.name, scope: target.fn, origin: verdict.argumentCall, file: target.file };
 }
 
 function isCalledMember(leaf: SyntaxNode): boolean {
@@ -269,11 +273,17 @@ function isMemberName(leaf: SyntaxNode): boolean {
 class FlowBuilder {
   private readonly drafts = new Map<string, Draft>();
   private readonly unaccounted: string[] = [];
-  private readonly passed: { callee: string; at: string }[] = [];
+  private readonly passed: { callee: string; at: string; call: string }[] = [];
+  /** Calls whose callee was entered, or found to be outside the repository. */
+  private readonly settled = new Set<string>();
   private readonly parsedFields: Draft[] = [];
   private readonly otherGaps: string[] = [];
 
   constructor(private readonly carrier: string) {}
+
+  settle(path: string, call: SyntaxNode): void {
+    this.settled.add(`${path}@${call.startIndex}`);
+  }
 
   gap(text: string): void {
     this.otherGaps.push(text);
@@ -297,7 +307,7 @@ class FlowBuilder {
       return;
     }
     const draft = this.draft(path, verdict, site.leaf);
-    if (verdict.passedTo) this.passed.push({ callee: verdict.passedTo, at: `${path}:${draft.start}` });
+    if (verdict.passedTo) this.passed.push({ callee: verdict.passedTo, at: `${path}:${draft.start}`, call: `${path}@${verdict.argumentCall?.startIndex ?? -1}` });
     if (verdict.carrier) {
       const n = verdict.carrier.node;
       this.parsedFields.push({ role: 'carrier', path, start: n.startPosition.row + 1, end: n.endPosition.row + 1, symbol: verdict.symbol, description: verdict.carrier.description });
@@ -339,7 +349,7 @@ class FlowBuilder {
     }
     for (const u of this.unaccounted) gaps.push(`${u} is not accounted for`);
     if (!drafts.some((d) => d.role === 'carrier' && d.description.startsWith('parameter'))) {
-      for (const p of this.passed) gaps.push(`value passed to \`${p.callee}\` at ${p.at} is not followed into the callee`);
+      for (const p of this.passed.filter((q) => !this.settled.has(q.call))) gaps.push(`value passed to \`${p.callee}\` at ${p.at} is not followed into the callee`);
     }
     const omitted = unique.filter((d) => !kept.includes(d));
     if (omitted.length > 0) {

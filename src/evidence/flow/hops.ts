@@ -1,0 +1,34 @@
+// A hop: the value renamed into another carrier, which the trace then follows
+// on its own — a local inside its function, a field wherever it is read, a
+// package or module variable in its package, or a callee's parameter.
+import type { ParsedFile } from '../context.js';
+import type { SyntaxNode } from '../parse/treesitter.js';
+import { bindingScope } from './scope.js';
+import type { Spellings } from './spellings.js';
+import type { Family } from './syntax.js';
+
+export interface Hop {
+  readonly name: string;
+  /** The function a local binding lives in; null for a field followed across files. */
+  readonly scope: SyntaxNode | null;
+  /** The statement that introduced the new name; its own occurrence is already explained. */
+  readonly origin: SyntaxNode;
+  /** A package or module variable (not a field): followed as a bare name in its package or file. */
+  readonly global?: boolean;
+  /** The file `scope` lies in, when it is not the file of the occurrence (a callee's parameter). */
+  readonly file?: ParsedFile;
+}
+
+const MEMBERS = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
+
+/** The hop into `target` (`o.path` → field `path`; `expanded` → its local or package variable), unless it spells the subject. */
+export function hopTo(family: Family, spellings: Spellings, target: SyntaxNode, origin: SyntaxNode): Hop | undefined {
+  if (spellings.mentions(target.text)) return undefined;
+  if (MEMBERS.has(target.type)) {
+    const name = /([A-Za-z_$][\w$]*)\s*$/.exec(target.text)?.[1];
+    return name ? { name, scope: null, origin } : undefined;
+  }
+  if (target.type !== 'identifier') return undefined;
+  const scope = bindingScope(family, origin, target.text);
+  return { name: target.text, scope, origin, global: scope === null };
+}

@@ -14,8 +14,11 @@ import { factsOf } from './languages/index.js';
 /** A function this short is cited whole when it is where the value is used. */
 const SMALL_FUNCTION_LINES = 80;
 
-/** Roles in the order a reader wants supporting evidence after the declaration. */
-const SUPPORTING_ORDER: readonly FlowRole[] = ['transformation', 'carrier', 'precedence', 'consumer', 'producer'];
+/** Roles in the order a reader wants supporting evidence after the declaration and the wiring. */
+const SUPPORTING_ORDER: readonly FlowRole[] = ['precedence', 'transformation', 'carrier', 'consumer', 'producer'];
+/** A step this close below an already cited one extends that citation instead of taking a slot. */
+const MERGE_GAP_LINES = 3;
+const MERGED_MAX_LINES = 24;
 
 /**
  * A branch whose controlled block only rejects the value (`raise`, `throw`, an
@@ -130,6 +133,41 @@ function busiestFunction(ctx: AnalysisContext, subjectName: string, declaration:
  * has one the validators can check, the declaration and the flow's other steps
  * as supporting; otherwise the declaration-based answer unchanged.
  */
+/**
+ * Supporting locations after the primary: the declaration, then the calls that
+ * hand the value to the behaviour's function, then flow steps by role. Steps
+ * that spell neither the subject nor a name the value was followed into are
+ * noise from a namesake; nearby steps in one file share one citation.
+ */
+function supportingFor(
+  ctx: AnalysisContext,
+  subjectName: string,
+  primary: Location,
+  declaration: Location,
+  flow: RuntimeFlow,
+  carriers: readonly string[],
+): Location[] {
+  const chosen: Location[] = [primary];
+  const names = [...mentionSpellings(subjectName), ...carriers];
+  const relevant = (l: Location): boolean => mentions(ctx, l.path, l.start_line, l.end_line, names);
+  const add = (l: Location): void => {
+    if (chosen.some((c) => overlaps(c, l))) return;
+    const near = chosen.findIndex((c, i) => i > 0 && c.path === l.path && l.start_line > c.end_line && l.start_line - c.end_line <= MERGE_GAP_LINES && l.end_line - c.start_line < MERGED_MAX_LINES);
+    if (near > 0) {
+      chosen[near] = { ...chosen[near]!, symbol: null, end_line: Math.max(chosen[near]!.end_line, l.end_line) };
+      return;
+    }
+    if (chosen.length < EVIDENCE.maxLocations) chosen.push({ ...l, role: 'supporting' });
+  };
+  if (declaration !== primary) add(declaration);
+  const fn = enclosingDefinition(ctx, primary.path, primary.start_line)?.symbol ?? null;
+  const callsBehaviour = fn && fn.length >= 4 ? new RegExp(`(^|[^\\w$])${fn.replace(/\$/g, '\\$')}\\s*\\(`) : null;
+  const steps = flow.steps.filter((s) => relevant(s.location));
+  if (callsBehaviour) for (const s of steps) if (s.location.path !== primary.path && callsBehaviour.test(rangeOf(ctx, s.location))) add(s.location);
+  for (const role of SUPPORTING_ORDER) for (const s of steps) if (s.role === role) add(s.location);
+  return chosen;
+}
+
 export interface BehaviourAnswer {
   readonly payload: ImplementationLocation;
   /** The behaviour site, when one was found apart from the declaration. */
@@ -153,6 +191,7 @@ export function withBehaviourSite(
   subjectName: string,
   located: ImplementationLocation,
   flow: RuntimeFlow | null,
+  carriers: readonly string[] = [],
 ): BehaviourAnswer {
   const declaration = located.locations.find((l) => l.role === 'primary');
   if (!declaration || !flow) return { payload: located, site: null, exercised: null };
@@ -160,14 +199,8 @@ export function withBehaviourSite(
   const acting = candidates.find((l) => !onlyRejects(ctx, l));
   const site = acting ?? busiestFunction(ctx, subjectName, declaration, flow) ?? candidates[0];
   const primary: Location = site ? { ...site, role: 'primary' } : declaration;
-  const chosen: Location[] = [primary];
-  const add = (l: Location): void => {
-    if (chosen.length >= EVIDENCE.maxLocations || chosen.some((c) => overlaps(c, l))) return;
-    chosen.push({ ...l, role: 'supporting' });
-  };
-  add(declaration);
-  for (const role of SUPPORTING_ORDER) for (const s of flow.steps) if (s.role === role) add(s.location);
-  for (const l of located.locations) add(l);
+  const chosen = supportingFor(ctx, subjectName, primary, declaration, flow, carriers);
+  for (const l of located.locations) if (chosen.length < EVIDENCE.maxLocations && !chosen.some((c) => overlaps(c, l))) chosen.push({ ...l, role: 'supporting' });
   const found = site ? { location: primary, rejects: onlyRejects(ctx, primary) } : null;
   const renamed = actingConsumers(ctx, declaration, flow)[0];
   const exercised = found ?? (renamed ? { location: renamed, rejects: false } : null);

@@ -76,7 +76,7 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
       input.onProgress?.('static: tracing runtime flow');
       flow = traceFlow(ctx, subject, declaration);
     }
-    const site = located?.kind === 'found' && followsValue(subject.kind) && flow ? withBehaviourSite(ctx, subject.name, located.payload, flow?.kind === 'found' ? flow.payload : null) : null;
+    const site = located?.kind === 'found' && followsValue(subject.kind) && flow ? withBehaviourSite(ctx, subject.name, located.payload, flow?.kind === 'found' ? flow.payload : null, flow?.kind === 'found' ? flow.carriers : []) : null;
     if (needsImpl) {
       if (located?.kind === 'found') proposals.push({ predicate: 'implementation_location', payload: site?.payload ?? located.payload });
       else if (located?.kind === 'unresolved') reasons.push(`implementation_location: ${located.reason}`);

@@ -199,8 +199,8 @@ export class Classifier {
       return {
         ...this.step('transformation', pendingCall, `\`${snippet(referenceText(start), 60)}\` passed to \`${callee}\``),
         passedTo: callee,
-        argumentCall: pendingCall,
-        resultHop: resultBinding ? this.resultHop(resultBinding) : undefined,
+        // An option's name (`args.includes('--x')`, `exclude(args, '--x')`) is looked up, not a value to follow.
+        ...(!this.s.strings.has(start.type) ? { argumentCall: pendingCall, resultHop: resultBinding ? this.resultHop(resultBinding) : undefined } : {}),
       };
     }
     if (this.s.strings.has(start.type)) {
@@ -244,6 +244,8 @@ export class Classifier {
       const value = n.childForFieldName(binding[1]);
       const target = single(n.childForFieldName(binding[0]), value);
       if (!target || !value || !within(prev, value) || this.spellings.mentions(target.text)) return verdict;
+      // `args = exclude(args, '--x')` rewrites `args` itself; the option's value does not land in it.
+      if (call.childForFieldName(this.s.calls[call.type]![1])?.namedChildren.some((a) => a?.text === target.text)) return verdict;
       // `options.warmup_count = param("warmup")`: the value lives on in a field, wherever it is read.
       const field = MEMBER_TYPES.has(target.type) ? lastName(target) : null;
       if (field) return { ...verdict, hop: { name: field, scope: null, origin: n } };
@@ -478,6 +480,8 @@ export class Classifier {
     if (this.s.strings.has(origin.type) && this.s.strings.has(key.type) && /^-[\w-]+$/.test(stringContent(key))) {
       return this.step('producer', n, `\`${stringContent(key)}\` declared as an alias of \`${stringContent(origin)}\``);
     }
+    // `{ flag: 'dry-run', type: 'boolean' }`: the option's name in a record that declares it, not a value to follow.
+    if (this.s.strings.has(origin.type)) return this.step('producer', n, `\`${snippet(stringContent(origin), 40)}\` declared as ${into} of an option record`);
     const verdict = this.step('transformation', n, `\`${v}\` copied into ${into}`);
     if (this.spellings.mentions(key.text) || !/^[A-Za-z_$][\w$]*$/.test(key.text)) return verdict;
     return { ...verdict, hop: { name: key.text, scope: null, origin: n } };

@@ -11,7 +11,7 @@ import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';
 import { testsInFile, type TestCase } from './discover.js';
-import { behaviourFunction, callsFunction, declaredShorts, effectiveBody, expectsError, isEndToEnd, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
+import { behaviourFunction, callsFunction, declaredShorts, effectiveBody, expectsError, isEndToEnd, isIncidentalTitle, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
 
 export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'unresolved'; reason: string };
 
@@ -82,7 +82,9 @@ export function findFocusedTests(
       const named = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
       const namedExactly = named === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');
       // `runs_successfully` is not about `--runs`: one word of a name ties a test to a one-word option only when it is the whole name.
-      const score = named === 2 && subject.kind === 'cli_option' && key.length === 1 && !namedExactly ? 0 : named;
+      // `… even when maxArgLength is set` is about something else, with the subject as a side condition.
+      const incidental = named === 2 && isIncidentalTitle(test.name);
+      const score = (named === 2 && subject.kind === 'cli_option' && key.length === 1 && !namedExactly) || incidental ? 0 : named;
       if (score < 2 && !mentioned) continue;
       const title = words(test.name);
       // Calling the function that holds the behaviour with the value set is what fails when the behaviour breaks;
@@ -106,7 +108,7 @@ export function findFocusedTests(
         lines: test.endLine - test.startLine + 1,
         relevance,
         // One word of a title ties a test to a one-word option no more than its name does (see `score`).
-        overlap: key.length > 1 ? titleOverlap(title, key) : 0,
+        overlap: key.length > 1 && !incidental ? titleOverlap(title, key) : 0,
       });
     }
   }
@@ -122,6 +124,7 @@ export function findFocusedTests(
       Number(b.dedicatedFile) - Number(a.dedicatedFile) ||
       b.overlap - a.overlap ||
       a.otherOptions - b.otherOptions ||
+      siblingOrder(a.test, b.test) ||
       a.lines - b.lines ||
       (a.test.path < b.test.path ? -1 : a.test.path > b.test.path ? 1 : 0) ||
       a.test.startLine - b.test.startLine,
@@ -162,6 +165,22 @@ function candidateFiles(ctx: AnalysisContext, spellings: Spellings): string[] {
   const tests = [...paths].filter(isTestPath).sort();
   const rustSources = [...paths].filter((p) => !isTestPath(p) && p.endsWith('.rs')).sort();
   return [...tests, ...rustSources].slice(0, TEST_FINDER.maxCandidateFiles);
+}
+
+/**
+ * Variants of one test (`limit_file`, `limit_stdin`, `limit_file_preview`) are
+ * written after the base case: among siblings of one file, the first is the
+ * test a maintainer points to.
+ */
+const FILLER = new Set(['test', 'tests', 'should', 'it']);
+
+function siblingOrder(a: TestCase, b: TestCase): number {
+  if (a.path !== b.path) return 0;
+  const x = words(a.name).filter((w) => !FILLER.has(w));
+  const y = words(b.name).filter((w) => !FILLER.has(w));
+  let shared = 0;
+  while (shared < x.length && shared < y.length && x[shared] === y[shared]) shared++;
+  return shared >= 2 && shared < Math.max(x.length, y.length) ? a.startLine - b.startLine : 0;
 }
 
 /** Passing the option outweighs carrying its name; together they beat either. */

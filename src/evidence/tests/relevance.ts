@@ -128,3 +128,10 @@ const EXPECTS_ERROR = /pytest\.raises|assertRaises|\.toThrow|\.rejects\b|should_
 export function expectsError(body: string): boolean {
   return EXPECTS_ERROR.test(body);
 }
+
+/** Titles that name a condition beside their point (`resolves paths even when the limit is set`). */
+const INCIDENTAL = /\b(even (when|if|with)|regardless of|despite|irrespective of)\b/i;
+
+export function isIncidentalTitle(title: string): boolean {
+  return INCIDENTAL.test(title);
+}

@@ -166,7 +166,9 @@ export const FLOW_TRACE = {
   /** Renamed carriers followed (one hop each). */
   maxHops: 6,
   /** Renamings followed one after another (parsed args → settings field → another struct's field). */
-  maxHopDepth: 3,
+  maxHopDepth: 4,
+  /** Call sites of a function returning the value whose results are followed. */
+  maxCallers: 8,
   /** Occurrences of a renamed carrier examined; a name used more widely is too generic to follow. */
   maxHopOccurrences: 64,
   /** A step cites its whole statement up to this many lines; a longer one is cited by the occurrence's own line. */

@@ -120,3 +120,51 @@ export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxN
   if (!name || (arg.keyword && !params.includes(arg.keyword))) return null;
   return { file: target.file, fn, name, callee: parts.name };
 }
+
+export interface CallerResult {
+  readonly file: ParsedFile;
+  /** The statement binding the call's result (`let x = f(…)`, `x = f(…)`), the hop's origin. */
+  readonly binding: SyntaxNode;
+  /** Its target (`x`, `self.cfg`). */
+  readonly target: SyntaxNode;
+}
+
+/** The name a function node is called by (`fn get(…)`, `const get = (…) =>`), if any. */
+function calledName(fn: SyntaxNode): string | null {
+  const own = fn.childForFieldName('name')?.text;
+  if (own) return own;
+  return fn.parent?.type === 'variable_declarator' ? (fn.parent.childForFieldName('name')?.text ?? null) : null;
+}
+
+/**
+ * Where callers of `fn` keep its result: every non-test call site of that name
+ * (at most FLOW_TRACE.maxCallers; none when the name is too common or defined
+ * more than once) whose statement binds the call's value.
+ */
+export function callerResults(ctx: AnalysisContext, family: Family, fn: SyntaxNode): CallerResult[] {
+  const name = calledName(fn);
+  if (!name || name.length < 4) return [];
+  const n = name.replace(/\$/g, '\\$');
+  const matches = ctx.grep([`(^|[^A-Za-z0-9_$])${n}[[:space:]]*\\(`], { regex: true, pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxCallers * 4 + 1 });
+  if (matches.length > FLOW_TRACE.maxCallers * 4) return [];
+  const out: CallerResult[] = [];
+  const s = shapes(family);
+  for (const m of matches) {
+    if (!isNonTestSource(m.path) || out.length >= FLOW_TRACE.maxCallers) continue;
+    const file = ctx.parsed(m.path);
+    if (!file || familyOf(file.language) !== family) continue;
+    const column = Buffer.byteLength(m.text.slice(0, m.text.search(new RegExp(`(^|[^A-Za-z0-9_$])${n}\\s*\\(`)) + 1));
+    let call: SyntaxNode | null = file.tree.rootNode.namedDescendantForPosition({ row: m.line - 1, column: Math.max(0, column) });
+    while (call && !(call.type in s.calls)) call = call.parent;
+    if (!call || within(call, fn)) continue;
+    for (let p: SyntaxNode | null = call.parent, prev: SyntaxNode = call; p && !s.containers.has(p.type); prev = p, p = p.parent) {
+      const binding = s.bindings[p.type];
+      if (!binding) continue;
+      const value = p.childForFieldName(binding[1]);
+      const target = p.childForFieldName(binding[0]);
+      if (value && target && within(prev, value)) out.push({ file, binding: p, target });
+      break;
+    }
+  }
+  return out;
+}

@@ -8,6 +8,7 @@ import type { SyntaxNode } from '../parse/treesitter.js';
 import {
   ancestors,
   branchWord,
+  enclosingFunction,
   isClassBodyStatement,
   descendants,
   operatorText,
@@ -23,6 +24,7 @@ import type { Spellings } from './spellings.js';
 import { enclosingFlagBinding, flagDestination, single } from './go.js';
 import { hopTo, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
+import { isTailExpression, yieldsTail } from './rust.js';
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
 export type { Hop } from './hops.js';
@@ -52,6 +54,8 @@ export type Verdict =
       readonly argumentCall?: SyntaxNode;
       /** The local the call's result is bound to: where the value lives on when the callee is not in the repository. */
       readonly resultHop?: Hop;
+      /** The function that returns the value: its callers' results carry it on. */
+      readonly returnedFrom?: SyntaxNode;
     };
 
 const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z0-9]*|"[^"]*"|'[^']*')$/;
@@ -138,7 +142,7 @@ export class Classifier {
     let resultBinding: SyntaxNode | null = null;
     let prev = start;
     for (let n: SyntaxNode | null = start; n; prev = n, n = n.parent) {
-      if (n !== start && this.s.containers.has(n.type)) break;
+      if (n !== start && this.s.containers.has(n.type) && !(this.family === 'rust' && yieldsTail(n, prev))) break;
       const field = this.s.fields[n.type];
       if (field !== undefined) return this.fieldVerdict(n, field, prev);
       if (this.isParam(n, prev)) return this.paramVerdict(n);
@@ -188,10 +192,11 @@ export class Classifier {
         }
       }
       // `return layout(opts.width)` returns what the callee made of the value, not the value.
-      if ((this.s.returns.has(n.type) || this.isTailExpression(n)) && !pendingCall) {
+      if ((this.s.returns.has(n.type) || (this.family === 'rust' && isTailExpression(n))) && !pendingCall) {
         const fn = enclosingFunctionName(this.family, n);
-        if (this.combines(n)) return this.step('precedence', n, `\`${fn ?? 'module'}\` returns \`${snippet(n.text, 80)}\`, which combines sources`);
-        return this.step('transformation', n, `\`${snippet(referenceText(start), 60)}\` returned from \`${fn ?? 'module'}\``);
+        const returnedFrom = enclosingFunction(this.family, n) ?? undefined;
+        if (this.combines(n)) return { ...this.step('precedence', n, `\`${fn ?? 'module'}\` returns \`${snippet(n.text, 80)}\`, which combines sources`), returnedFrom };
+        return { ...this.step('transformation', n, `\`${snippet(referenceText(start), 60)}\` returned from \`${fn ?? 'module'}\``), returnedFrom };
       }
     }
     if (pendingCall) {
@@ -280,13 +285,6 @@ export class Classifier {
 
   private destinationHop(dest: SyntaxNode, origin: SyntaxNode): Hop | undefined {
     return hopTo(this.family, this.spellings, dest, origin);
-  }
-
-  /** Rust's last expression of a function body, which is its return value. */
-  private isTailExpression(n: SyntaxNode): boolean {
-    const block = n.parent;
-    if (this.family !== 'rust' || block?.type !== 'block' || block.lastNamedChild?.equals(n) !== true) return false;
-    return n.type !== 'expression_statement' && !n.type.endsWith('_item') && n.type !== 'let_declaration' && this.s.functions.has(block.parent?.type ?? '');
   }
 
   /** A type or function named after the carrier: the option's own definition, or an accessor that carries it. */

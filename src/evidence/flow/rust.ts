@@ -125,3 +125,23 @@ export function isRustTestItem(n: SyntaxNode): boolean {
     n.type === 'mod_item' ? /^#\[cfg\(test\)\]$/.test(a.text.replace(/\s+/g, '')) : /^#\[(\w+::)*test\b/.test(a.text),
   );
 }
+
+/** A Rust block's tail that yields a value: an expression, or a block-like one (`if`, `match`) without a `;`. */
+function isValueExpression(n: SyntaxNode): boolean {
+  if (n.type === 'expression_statement') return !n.text.trimEnd().endsWith(';') && /^(if|match|block|unsafe_block|loop)_?/.test(n.namedChildren[0]?.type ?? '');
+  return !n.type.endsWith('_item') && n.type !== 'let_declaration';
+}
+
+/** `if … { a } else { b }`: a block's last expression is the value of the expression the block belongs to. */
+export function yieldsTail(block: SyntaxNode, prev: SyntaxNode): boolean {
+  if (block.type !== 'block' || block.lastNamedChild?.equals(prev) !== true) return false;
+  const owner = block.parent?.type === 'else_clause' ? block.parent.parent : block.parent;
+  return isValueExpression(prev) && (owner?.type === 'if_expression' || owner?.type === 'match_arm');
+}
+
+/** The last expression of a function body, which is its return value. */
+export function isTailExpression(n: SyntaxNode): boolean {
+  const block = n.parent;
+  if (block?.type !== 'block' || block.lastNamedChild?.equals(n) !== true) return false;
+  return isValueExpression(n) && block.parent?.type === 'function_item';
+}

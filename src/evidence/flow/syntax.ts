@@ -220,3 +220,10 @@ export function isClassBodyStatement(n: SyntaxNode): boolean {
   const stmt = n.parent?.type === 'expression_statement' ? n.parent : n;
   return stmt.parent?.type === 'block' && stmt.parent.parent?.type === 'class_definition';
 }
+
+/** The nearest enclosing function, method or arrow function node. */
+export function enclosingFunction(family: Family, node: SyntaxNode): SyntaxNode | null {
+  const fns = shapes(family).functions;
+  for (let n = node.parent; n; n = n.parent) if (fns.has(n.type) || n.type === 'arrow_function') return n;
+  return null;
+}

@@ -6,11 +6,13 @@ import { FLOW_ROLES, runtimeFlowSchema, type FlowRole, type FlowStep, type Locat
 import { EVIDENCE, FLOW_TRACE } from '../../core/limits.js';
 import type { AnalysisContext, ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
-import { parameterFor } from './calls.js';
+import { callerResults, parameterFor } from './calls.js';
+import { single } from './go.js';
+import { hopTo } from './hops.js';
 import { Classifier, type Hop, type Verdict } from './classify.js';
 import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
 import { Spellings, subjectSpellings, type Subject } from './spellings.js';
-import { enclosingRecordName, familyOf, isContainer, shapes } from './syntax.js';
+import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './syntax.js';
 
 export type FlowResult =
   /** `carriers`: the names the value was followed into (renamed locals, fields, package variables). */
@@ -49,8 +51,9 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
     if (foreign(site) || namesake(site)) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict);
-    const hop = verdict.kind === 'step' ? (verdict.hop ?? intoCallee(ctx, flow, site, verdict)) : undefined;
-    if (hop && !hops.has(hopKey(hop, site.file)) && hops.size < FLOW_TRACE.maxHops) hops.set(hopKey(hop, site.file), { hop, file: site.file });
+    for (const next of verdict.kind === 'step' ? nextHops(ctx, flow, site, verdict, spellings) : []) {
+      if (!hops.has(hopKey(next.hop, next.file)) && hops.size < FLOW_TRACE.maxHops) hops.set(hopKey(next.hop, next.file), next);
+    }
   }
   // The declaration's own carrier (`#[arg(long = "max-count")] limit`, `dest="limit"`) is where the parsed value lands.
   const declared = declaredCarrier(ctx, primary, spellings);
@@ -161,8 +164,9 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     if (site.file === origin && site.leaf.startIndex >= hop.origin.startIndex && site.leaf.endIndex <= hop.origin.endIndex) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict.kind === 'step' ? { ...verdict, hop: undefined } : verdict);
-    const next = verdict.kind === 'step' ? (verdict.hop ?? intoCallee(ctx, flow, site, verdict)) : undefined;
-    if (next && hopKey(next, site.file) !== hopKey(hop, origin)) further.push({ hop: next, file: site.file });
+    for (const next of verdict.kind === 'step' ? nextHops(ctx, flow, site, verdict, spellings) : []) {
+      if (hopKey(next.hop, next.file) !== hopKey(hop, origin)) further.push(next);
+    }
   }
   return further;
 }
@@ -241,6 +245,23 @@ function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellin
   return { hop: { name: symbol, scope: null, origin }, file };
 }
 
+/** Where the value goes on from one step: its own hop, a callee's parameter, or its callers' results. */
+function nextHops(ctx: AnalysisContext, flow: FlowBuilder, site: Site, verdict: StepVerdict, spellings: Spellings): { hop: Hop; file: ParsedFile }[] {
+  if (verdict.hop) return [{ hop: verdict.hop, file: site.file }];
+  const callee = intoCallee(ctx, flow, site, verdict);
+  if (callee) return [{ hop: callee, file: site.file }];
+  if (!verdict.returnedFrom) return [];
+  const family = familyOf(site.file.language);
+  return callerResults(ctx, family, verdict.returnedFrom).flatMap((r) => {
+    const target = single(r.target);
+    const hop = target ? hopTo(family, spellings, target, r.binding) : undefined;
+    if (!hop) return [];
+    const fn = verdict.returnedFrom!.childForFieldName('name')?.text ?? 'the function';
+    flow.note(r.file.path, r.binding, 'transformation', `result of \`${fn}\` kept in \`${snippet(target!.text, 60)}\``);
+    return [{ hop: { ...hop, file: r.file }, file: r.file }];
+  });
+}
+
 /** A value passed as an argument continues in the callee's parameter, when the callee can be told for sure. */
 function intoCallee(ctx: AnalysisContext, flow: FlowBuilder, site: Site, verdict: StepVerdict): Hop | undefined {
   if (!verdict.argumentCall) return undefined;
@@ -283,6 +304,14 @@ class FlowBuilder {
 
   settle(path: string, call: SyntaxNode): void {
     this.settled.add(`${path}@${call.startIndex}`);
+  }
+
+  /** A step that is no occurrence of a carrier: a caller keeping the result of a function that returns the value. */
+  note(path: string, node: SyntaxNode, role: FlowRole, description: string): void {
+    const start = node.startPosition.row + 1;
+    const end = Math.min(node.endPosition.row + 1, start + EVIDENCE.maxLocationLines - 1);
+    const key = `${role}\0${path}\0${start}\0${end}`;
+    if (!this.drafts.has(key)) this.drafts.set(key, { role, path, start, end, symbol: null, description });
   }
 
   gap(text: string): void {

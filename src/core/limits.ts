@@ -164,7 +164,7 @@ export const FLOW_TRACE = {
   /** Occurrences of the carrier examined per trace; beyond it the flow is reported incomplete. */
   maxOccurrences: 256,
   /** Renamed carriers followed (one hop each). */
-  maxHops: 6,
+  maxHops: 12,
   /** Renamings followed one after another (parsed args → settings field → another struct's field). */
   maxHopDepth: 4,
   /** Call sites of a function returning the value whose results are followed. */

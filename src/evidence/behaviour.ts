@@ -133,6 +133,17 @@ function busiestFunction(ctx: AnalysisContext, subjectName: string, declaration:
  * has one the validators can check, the declaration and the flow's other steps
  * as supporting; otherwise the declaration-based answer unchanged.
  */
+/** Branching statements counted to tell a function that chooses between sources. */
+const BRANCHING = /^\s*(if|elif|else if|} else if|match|switch|case|except|catch|try)\b/;
+
+/** The small function enclosing the declaration when it branches between several sources, as a supporting location. */
+function choosingFunction(ctx: AnalysisContext, declaration: Location): Location | null {
+  const fn = enclosingDefinition(ctx, declaration.path, declaration.start_line);
+  if (!fn || fn.end_line - fn.start_line + 1 > SMALL_FUNCTION_LINES) return null;
+  const branches = rangeOf(ctx, fn).split('\n').filter((line) => BRANCHING.test(line)).length;
+  return branches >= 2 ? { ...fn, role: 'supporting' } : null;
+}
+
 /**
  * Supporting locations after the primary: the declaration, then the calls that
  * hand the value to the behaviour's function, then flow steps by role. Steps
@@ -152,13 +163,19 @@ function supportingFor(
   const relevant = (l: Location): boolean => mentions(ctx, l.path, l.start_line, l.end_line, names);
   const add = (l: Location): void => {
     if (chosen.some((c) => overlaps(c, l))) return;
-    const near = chosen.findIndex((c, i) => i > 0 && c.path === l.path && l.start_line > c.end_line && l.start_line - c.end_line <= MERGE_GAP_LINES && l.end_line - c.start_line < MERGED_MAX_LINES);
+    const gap = (c: Location): number => (l.start_line > c.end_line ? l.start_line - c.end_line : c.start_line - l.end_line);
+    const near = chosen.findIndex((c, i) => i > 0 && c.path === l.path && gap(c) <= MERGE_GAP_LINES && Math.max(c.end_line, l.end_line) - Math.min(c.start_line, l.start_line) < MERGED_MAX_LINES);
     if (near > 0) {
-      chosen[near] = { ...chosen[near]!, symbol: null, end_line: Math.max(chosen[near]!.end_line, l.end_line) };
+      const c = chosen[near]!;
+      chosen[near] = { ...c, symbol: null, start_line: Math.min(c.start_line, l.start_line), end_line: Math.max(c.end_line, l.end_line) };
       return;
     }
     if (chosen.length < EVIDENCE.maxLocations) chosen.push({ ...l, role: 'supporting' });
   };
+  // A small function that reads the value and chooses between its sources is cited whole
+  // (the branches around an environment read are its precedence).
+  const chooser = choosingFunction(ctx, declaration);
+  if (chooser && !chosen.some((c) => c.path === chooser.path && c.start_line === chooser.start_line && c.end_line === chooser.end_line)) chosen.push(chooser);
   if (declaration !== primary) add(declaration);
   const fn = enclosingDefinition(ctx, primary.path, primary.start_line)?.symbol ?? null;
   const callsBehaviour = fn && fn.length >= 4 ? new RegExp(`(^|[^\\w$])${fn.replace(/\$/g, '\\$')}\\s*\\(`) : null;

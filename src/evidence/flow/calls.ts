@@ -156,7 +156,7 @@ export function callerResults(ctx: AnalysisContext, family: Family, fn: SyntaxNo
     const column = Buffer.byteLength(m.text.slice(0, m.text.search(new RegExp(`(^|[^A-Za-z0-9_$])${n}\\s*\\(`)) + 1));
     let call: SyntaxNode | null = file.tree.rootNode.namedDescendantForPosition({ row: m.line - 1, column: Math.max(0, column) });
     while (call && !(call.type in s.calls)) call = call.parent;
-    if (!call || within(call, fn)) continue;
+    if (!call || (call.tree === fn.tree && within(call, fn))) continue;
     for (let p: SyntaxNode | null = call.parent, prev: SyntaxNode = call; p && !s.containers.has(p.type); prev = p, p = p.parent) {
       const binding = s.bindings[p.type];
       if (!binding) continue;

@@ -6,6 +6,10 @@
 import type { FlowRole } from '../../core/contracts.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import {
+  MEMBER_TYPES,
+  lastName,
+  referenceText,
+  rootOf,
   ancestors,
   branchWord,
   enclosingFunction,
@@ -66,7 +70,6 @@ const NAMED_DEFAULT = /^([\w$]+\.)*(default|DEFAULT|Default)[\w$]*$/;
 const DEFAULT_ATTRIBUTE = /\bdefault_value(_t|_os|s|_if)?\b[^,)]*/;
 const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
 const DECLARED_WITHOUT_VALUE = new Set(['var_spec', 'variable_declarator']);
-const MEMBER_TYPES = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
 const ASSIGNMENTS_WITH_OPERATOR = new Set(['augmented_assignment', 'augmented_assignment_expression', 'compound_assignment_expr', 'assignment_statement']);
 // Logical forms (`??=`, `||=`) pick between sources and keep their own verdicts.
 const ARITHMETIC_OPERATOR = /^(\+|-|\*\*?|\/\/?|%|@|<<|>>>?|&\^?|\||\^)=$/;
@@ -201,11 +204,15 @@ export class Classifier {
     }
     if (pendingCall) {
       const callee = calleeName(pendingCall, this.s.calls[pendingCall.type]![0]);
+      // `return load(path)`: what the callee makes of the value is also what this function returns.
+      const returned = pendingCall.parent && (this.s.returns.has(pendingCall.parent.type) || (this.family === 'rust' && isTailExpression(pendingCall)));
       return {
         ...this.step('transformation', pendingCall, `\`${snippet(referenceText(start), 60)}\` passed to \`${callee}\``),
         passedTo: callee,
         // An option's name (`args.includes('--x')`, `exclude(args, '--x')`) is looked up, not a value to follow.
-        ...(!this.s.strings.has(start.type) ? { argumentCall: pendingCall, resultHop: resultBinding ? this.resultHop(resultBinding) : undefined } : {}),
+        ...(!this.s.strings.has(start.type)
+          ? { argumentCall: pendingCall, resultHop: resultBinding ? this.resultHop(resultBinding) : undefined, returnedFrom: returned ? (enclosingFunction(this.family, pendingCall) ?? undefined) : undefined }
+          : {}),
       };
     }
     if (this.s.strings.has(start.type)) {
@@ -430,9 +437,12 @@ export class Classifier {
       const field = this.constructorField(n, target);
       return field ? { ...verdict, carrier: { node: n, description: `\`${field}\` is established by the constructor` } } : verdict;
     }
-    const verdict = this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
+    // `path = os.environ['APP_CONFIG']`: an environment read by key is where the value enters the program.
+    const entering = ENV_READ.test(value.text) && this.s.strings.has(origin.type);
+    const verdict = this.step(entering ? 'producer' : 'transformation', n, entering ? `\`${t}\` read from \`${v}\`` : `\`${v}\` copied into \`${t}\``);
     const hopName = lastName(target);
-    if (!hopName || this.spellings.mentions(target.text)) return verdict;
+    // `msg = f'cannot read {path}'`: the value became text for a message, which carries nothing on.
+    if (!hopName || this.spellings.mentions(target.text) || (this.s.strings.has(value.type) && !origin.equals(value))) return verdict;
     const one = single(target, value);
     const local = one?.type === 'identifier' || one?.type === 'expression_list' || one?.type === 'pattern_list';
     const scope = local ? bindingScope(this.family, n, hopName) : null;
@@ -567,28 +577,6 @@ function calleeName(call: SyntaxNode, field: string): string {
   const last = callee.lastNamedChild;
   const chained = MEMBER_TYPES.has(callee.type) && (callee.text.includes('\n') || callee.text.length > 60);
   return chained && last ? `….${last.text}` : snippet(callee.text, 60);
-}
-
-/** The whole member chain around an occurrence: `cfg.dry_run`, not just `dry_run`. */
-function referenceText(n: SyntaxNode): string {
-  let cur = n;
-  while (cur.parent && MEMBER_TYPES.has(cur.parent.type)) cur = cur.parent;
-  return cur.text;
-}
-
-/** The start of a member chain: `builder` in `builder.hidden(x).max_depth(y)`. */
-function rootOf(n: SyntaxNode): SyntaxNode {
-  let cur = n;
-  for (;;) {
-    const inner = MEMBER_TYPES.has(cur.type) ? cur.namedChildren[0] : cur.type.startsWith('call') ? cur.namedChildren[0] : null;
-    if (!inner) return cur;
-    cur = inner;
-  }
-}
-
-function lastName(target: SyntaxNode): string | null {
-  const m = /([A-Za-z_$][\w$]*)\s*$/.exec(target.text);
-  return m ? m[1]! : null;
 }
 
 function isTypeReference(leaf: SyntaxNode): boolean {

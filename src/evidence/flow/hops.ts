@@ -5,7 +5,7 @@ import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { bindingScope } from './scope.js';
 import type { Spellings } from './spellings.js';
-import type { Family } from './syntax.js';
+import { MEMBER_TYPES, lastName, type Family } from './syntax.js';
 
 export interface Hop {
   readonly name: string;
@@ -19,13 +19,11 @@ export interface Hop {
   readonly file?: ParsedFile;
 }
 
-const MEMBERS = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
-
 /** The hop into `target` (`o.path` → field `path`; `expanded` → its local or package variable), unless it spells the subject. */
 export function hopTo(family: Family, spellings: Spellings, target: SyntaxNode, origin: SyntaxNode): Hop | undefined {
   if (spellings.mentions(target.text)) return undefined;
-  if (MEMBERS.has(target.type)) {
-    const name = /([A-Za-z_$][\w$]*)\s*$/.exec(target.text)?.[1];
+  if (MEMBER_TYPES.has(target.type)) {
+    const name = lastName(target);
     return name ? { name, scope: null, origin } : undefined;
   }
   if (target.type !== 'identifier') return undefined;

@@ -227,3 +227,30 @@ export function enclosingFunction(family: Family, node: SyntaxNode): SyntaxNode 
   for (let n = node.parent; n; n = n.parent) if (fns.has(n.type) || n.type === 'arrow_function') return n;
   return null;
 }
+
+/** Member access in any supported language: `a.b`, `a->b`, Python's attribute, Go's selector. */
+export const MEMBER_TYPES: ReadonlySet<string> = new Set(['field_expression', 'member_expression', 'attribute', 'selector_expression']);
+
+/** The whole member chain around an occurrence: `cfg.dry_run`, not just `dry_run`. */
+export function referenceText(n: SyntaxNode): string {
+  let cur = n;
+  while (cur.parent && MEMBER_TYPES.has(cur.parent.type)) cur = cur.parent;
+  return cur.text;
+}
+
+/** The start of a member chain: `builder` in `builder.hidden(x).max_depth(y)`. */
+export function rootOf(n: SyntaxNode): SyntaxNode {
+  let cur = n;
+  for (;;) {
+    const inner = MEMBER_TYPES.has(cur.type) ? cur.namedChildren[0] : cur.type.startsWith('call') ? cur.namedChildren[0] : null;
+    if (!inner) return cur;
+    cur = inner;
+  }
+}
+
+/** The last identifier of a target (`o.path` → path). */
+export function lastName(target: SyntaxNode): string | null {
+  const m = /([A-Za-z_$][\w$]*)\s*$/.exec(target.text);
+  return m ? m[1]! : null;
+}
+

@@ -249,17 +249,17 @@ function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellin
 function nextHops(ctx: AnalysisContext, flow: FlowBuilder, site: Site, verdict: StepVerdict, spellings: Spellings): { hop: Hop; file: ParsedFile }[] {
   if (verdict.hop) return [{ hop: verdict.hop, file: site.file }];
   const callee = intoCallee(ctx, flow, site, verdict);
-  if (callee) return [{ hop: callee, file: site.file }];
-  if (!verdict.returnedFrom) return [];
+  const into = callee ? [{ hop: callee, file: site.file }] : [];
+  if (!verdict.returnedFrom) return into;
   const family = familyOf(site.file.language);
-  return callerResults(ctx, family, verdict.returnedFrom).flatMap((r) => {
+  return into.concat(callerResults(ctx, family, verdict.returnedFrom).flatMap((r) => {
     const target = single(r.target);
     const hop = target ? hopTo(family, spellings, target, r.binding) : undefined;
     if (!hop) return [];
     const fn = verdict.returnedFrom!.childForFieldName('name')?.text ?? 'the function';
     flow.note(r.file.path, r.binding, 'transformation', `result of \`${fn}\` kept in \`${snippet(target!.text, 60)}\``);
     return [{ hop: { ...hop, file: r.file }, file: r.file }];
-  });
+  }));
 }
 
 /** A value passed as an argument continues in the callee's parameter, when the callee can be told for sure. */
@@ -358,6 +358,8 @@ class FlowBuilder {
     const drafts = [...this.drafts.values()];
     // A parser-filled field is also where the value lives when nothing else declares it.
     if (!drafts.some((d) => d.role === 'carrier')) drafts.push(...this.parsedFields);
+    // Discovery order (direct occurrences, then each hop outward) decides what is kept past the step limit.
+    const discovered = new Map(drafts.map((d, i) => [d, i] as const));
     drafts.sort(flowOrder(primary));
     // A statement that reads as two roles is listed twice only when it is the
     // sole witness of the second role (`this.x = opts.x ?? false` carries and
@@ -368,7 +370,7 @@ class FlowBuilder {
     const unique = drafts.filter(
       (d) => first.get(at(d)) === d || !drafts.some((o) => o !== d && o.role === d.role && first.get(at(o)) === o),
     );
-    const kept = selectSteps(unique);
+    const kept = selectSteps(unique, discovered);
     const gaps: string[] = [];
     for (const role of FLOW_ROLES) {
       if (!kept.some((d) => d.role === role)) gaps.push(`no ${role} of \`${this.carrier}\` found in non-test source`);
@@ -449,15 +451,16 @@ function flowOrder(primary: Location | null): (a: Draft, b: Draft) => number {
     a.end - b.end;
 }
 
-/** At most the contract's step limit, keeping the first step of every role before filling in order. */
-function selectSteps(ordered: Draft[]): Draft[] {
+/** At most the contract's step limit: the first step of every role, then the nearest to the subject in discovery order. */
+function selectSteps(ordered: Draft[], discovered: ReadonlyMap<Draft, number>): Draft[] {
   if (ordered.length <= EVIDENCE.maxFlowSteps) return ordered;
   const chosen = new Set<Draft>();
   for (const role of FLOW_ROLES) {
     const first = ordered.find((d) => d.role === role);
     if (first) chosen.add(first);
   }
-  for (const d of ordered) if (chosen.size < EVIDENCE.maxFlowSteps) chosen.add(d);
+  const nearest = [...ordered].sort((a, b) => (discovered.get(a) ?? 0) - (discovered.get(b) ?? 0));
+  for (const d of nearest) if (chosen.size < EVIDENCE.maxFlowSteps) chosen.add(d);
   return ordered.filter((d) => chosen.has(d));
 }
 

@@ -69,7 +69,9 @@ export function checkFlow(reader: SnapshotReader, flow: RuntimeFlow, subject: Pi
 
 /** Lines around a subject term within which a name counts as bound from it (one statement). */
 const BINDING_WINDOW = 2;
-const IDENTIFIER = /[A-Za-z_$][\w$]{3,}/g;
+const IDENTIFIER = /[A-Za-z_$][\w$]*/g;
+/** Words of the languages themselves, which bind nothing. */
+const KEYWORDS = new Set(['var', 'let', 'const', 'mut', 'pub', 'self', 'this', 'def', 'func', 'fn', 'if', 'else', 'return', 'true', 'false', 'nil', 'None', 'null', 'bool', 'string', 'int', 'str', 'os', 'env', 'err', 'ok']);
 /** Renamings followed from the subject's own statement through transformation steps. */
 const TRANSITIVE_ROUNDS = 2;
 const COPYING_ROLES: ReadonlySet<string> = new Set(['transformation', 'precedence']);
@@ -98,8 +100,12 @@ function carrierBoundFromSubject(reader: SnapshotReader, flow: RuntimeFlow, term
   // A name copied on in a transformation step (`o.configFile = envVar`) is bound from the subject too.
   for (let round = 0; round < TRANSITIVE_ROUNDS; round++) bind([...bound], COPYING_ROLES);
   return flow.steps.some((s) => {
-    if (s.role !== 'carrier' || s.location.symbol === null) return false;
+    if (s.role !== 'carrier') return false;
     const file = reader.file(s.location.path);
-    return typeof file !== 'string' && bound.has(s.location.symbol) && containsTerm(rangeText(file, s.location), s.location.symbol);
+    if (typeof file === 'string') return false;
+    // A carrier named by its symbol, or (a package variable's declaration has none) by the names in its range.
+    const range = rangeText(file, s.location);
+    const names = s.location.symbol !== null ? [s.location.symbol] : [...range.matchAll(IDENTIFIER)].map((m) => m[0]);
+    return names.some((n) => bound.has(n) && !KEYWORDS.has(n) && containsTerm(range, n));
   });
 }

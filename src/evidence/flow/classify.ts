@@ -25,7 +25,7 @@ import {
   type Family,
 } from './syntax.js';
 import type { Spellings } from './spellings.js';
-import { enclosingFlagBinding, flagDestination, single } from './go.js';
+import { enclosingFlagBinding, flagDefault, flagDestination, single } from './go.js';
 import { hopTo, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
 import { isTailExpression, yieldsTail } from './rust.js';
@@ -273,8 +273,13 @@ export class Classifier {
   private flagBindingVerdict(call: SyntaxNode, dest: SyntaxNode, occurrence: SyntaxNode): Verdict {
     const name = this.flagLabel(call);
     if (within(occurrence, dest)) {
-      return { ...this.step('producer', call, `flag ${name} writes into \`${snippet(dest.text, 60)}\``), hop: this.destinationHop(dest, call) };
+      // Without the flag on the command line, the declared default is what the destination holds.
+      const fallback = flagDefault(call);
+      const also = fallback ? { role: 'precedence' as const, node: call, description: `flag ${name} defaults to \`${snippet(fallback.text, 40)}\`` } : undefined;
+      return { ...this.step('producer', call, `flag ${name} writes into \`${snippet(dest.text, 60)}\``), hop: this.destinationHop(dest, call), also };
     }
+    // The flag's own name in the call declares it; any other argument it reads is its default.
+    if (this.s.strings.has(occurrence.type)) return this.step('producer', call, `flag ${name} declared by \`${calleeName(call, this.s.calls[call.type]![0])}\``);
     return this.step('precedence', call, `\`${snippet(referenceText(occurrence), 60)}\` is the default of flag ${name}`);
   }
 
@@ -476,6 +481,14 @@ export class Classifier {
   private keyedVerdict(n: SyntaxNode, key: SyntaxNode, value: SyntaxNode, prev: SyntaxNode, origin: SyntaxNode): Verdict {
     const k = snippet(key.text, 60);
     const v = this.valueText(value, origin);
+    // `collect(roots, cap=args.max_items)`: a keyword argument is an argument; the callee's parameter takes it on.
+    const call = n.type === 'keyword_argument' && n.parent?.type === 'argument_list' ? n.parent.parent : null;
+    // When the callee is no function of the repository (a dataclass, a record type), the keyword is a field.
+    if (call && within(prev, value) && call.type in this.s.calls) {
+      const callee = calleeName(call, this.s.calls[call.type]![0]);
+      const field = this.spellings.mentions(key.text) ? undefined : { name: key.text, scope: null, origin: n };
+      return { ...this.step('transformation', n, `\`${snippet(referenceText(origin), 60)}\` passed to \`${callee}\` as \`${k}\``), argumentCall: call, hop: field };
+    }
     const into = this.ownerLabel(n, k);
     if (this.combines(value)) return this.step('precedence', n, `${into} = \`${v}\` combines sources`);
     if (within(prev, key)) {

@@ -33,3 +33,12 @@ export function single(target: SyntaxNode | null, value: SyntaxNode | null = nul
   return values === 1 ? target.namedChild(0) : target;
 }
 
+
+/** The default argument of a flag binding call: `BoolVar(&x, "x", def, …)`, `BoolVarP(&x, "x", "s", def, …)`. */
+export function flagDefault(call: SyntaxNode): SyntaxNode | null {
+  const fn = call.childForFieldName('function');
+  const method = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : fn?.text;
+  if (!method || method === 'Var' || method === 'VarP') return null;
+  const args = call.childForFieldName('arguments')?.namedChildren.filter((a): a is SyntaxNode => a !== null && a.type !== 'comment') ?? [];
+  return args[method.endsWith('P') ? 3 : 2] ?? null;
+}

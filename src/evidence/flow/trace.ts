@@ -247,9 +247,9 @@ function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellin
 
 /** Where the value goes on from one step: its own hop, a callee's parameter, or its callers' results. */
 function nextHops(ctx: AnalysisContext, flow: FlowBuilder, site: Site, verdict: StepVerdict, spellings: Spellings): { hop: Hop; file: ParsedFile }[] {
-  if (verdict.hop) return [{ hop: verdict.hop, file: site.file }];
   const callee = intoCallee(ctx, flow, site, verdict);
-  const into = callee ? [{ hop: callee, file: site.file }] : [];
+  // The callee's parameter when it is a function of the repository; otherwise the step's own hop (a keyword into a record's field).
+  const into = callee ? [{ hop: callee, file: site.file }] : verdict.hop ? [{ hop: verdict.hop, file: site.file }] : [];
   if (!verdict.returnedFrom) return into;
   const family = familyOf(site.file.language);
   return into.concat(callerResults(ctx, family, verdict.returnedFrom).flatMap((r) => {

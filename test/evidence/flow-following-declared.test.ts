@@ -259,3 +259,43 @@ describe('declared carriers, defaults and namesakes', () => {
     expect(flow.steps.filter((s) => s.role === 'consumer').map(said)).toEqual(['consumer lib/cli.js:12-14 `nameFilter` decides the `if` in `main`']);
   });
 });
+
+// --max-items reaches `collect` as a keyword argument whose parameter is named differently.
+const PY_GATHER: Files = {
+  'pyproject.toml': lines('[project]', 'name = "gather"'),
+  'gather/__init__.py': '',
+  'gather/cli.py': lines(
+    'import argparse', //                                                    1
+    '', //                                                                   2
+    'from gather.walk import collect', //                                    3
+    '', //                                                                   4
+    '', //                                                                   5
+    'def main(argv=None):', //                                               6
+    '    parser = argparse.ArgumentParser()', //                             7
+    '    parser.add_argument("--max-items", type=int, default=0)', //        8
+    '    args = parser.parse_args(argv)', //                                 9
+    '    return collect(["."], verbose=False, cap=args.max_items)', //       10
+  ),
+  'gather/walk.py': lines(
+    'def collect(roots, verbose=False, cap=None):', //                       1
+    '    found = list(roots)', //                                            2
+    '    if cap:', //                                                        3
+    '        found = found[:cap]', //                                        4
+    '    return found', //                                                   5
+  ),
+  'gather/record.py': lines('from dataclasses import dataclass', '', '', '@dataclass', 'class Limits:', '    cap: int = 0'),
+};
+
+describe('keyword arguments', () => {
+  it('follows a keyword argument into the parameter of that name in the callee (Python)', async () => {
+    const { flow } = await traced(PY_GATHER, 'cli_option', '--max-items');
+    expect(flow.steps.map(said)).toEqual(
+      expect.arrayContaining([
+        'carrier gather/walk.py:1-1 parameter `cap` of `collect` carries the value',
+        'consumer gather/walk.py:3-4 `cap` decides the `if` in `collect`',
+      ]),
+    );
+    // The dataclass field of the same name elsewhere is not where this value went.
+    expect(inFile(flow, 'gather/record.py')).toEqual([]);
+  });
+});

@@ -73,7 +73,9 @@ function behaviourCandidates(ctx: AnalysisContext, subjectName: string, declarat
     // The parser's own file mostly validates and copies; the behaviour lives where the value is used.
     l.path === declaration.path ? 1 : 0,
   ];
-  return [...consumers, ...viaLocal]
+  // `const passes = cfg.multipass ? 10 : 1` … `for (… < passes …)`: the decision and the block it sizes are one site.
+  const widened = consumers.map((c) => viaLocal.find((v) => v.path === c.path && v.start_line === c.start_line && v.end_line > c.end_line) ?? c);
+  return [...widened, ...viaLocal.filter((v) => !widened.includes(v))]
     .map((l, i) => ({ l, r: [...rank(l), i] }))
     .sort((a, b) => {
       for (let k = 0; k < a.r.length; k++) if (a.r[k] !== b.r[k]) return a.r[k]! - b.r[k]!;

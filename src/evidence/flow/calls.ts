@@ -158,6 +158,8 @@ export function callerResults(ctx: AnalysisContext, family: Family, fn: SyntaxNo
     while (call && !(call.type in s.calls)) call = call.parent;
     if (!call || (call.tree === fn.tree && within(call, fn))) continue;
     for (let p: SyntaxNode | null = call.parent, prev: SyntaxNode = call; p && !s.containers.has(p.type); prev = p, p = p.parent) {
+      // Handed to another call (`run([...build(x)])`), the result is that call's input; what it returns is another value.
+      if (p.type in s.calls && p.childForFieldName(s.calls[p.type]![1])?.equals(prev)) break;
       const binding = s.bindings[p.type];
       if (!binding) continue;
       const value = p.childForFieldName(binding[1]);

@@ -26,7 +26,7 @@ import {
 } from './syntax.js';
 import type { Spellings } from './spellings.js';
 import { enclosingFlagBinding, flagDefault, flagDestination, single } from './go.js';
-import { hopTo, type Hop } from './hops.js';
+import { hopTo, hopToBinding, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
 import { isTailExpression, yieldsTail } from './rust.js';
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
@@ -425,7 +425,8 @@ export class Classifier {
     const word = branchWord(node.type);
     const fn = enclosingFunctionName(this.family, node);
     const where = fn ? ` in \`${fn}\`` : '';
-    return this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`);
+    // `const passes = cfg.multipass ? 10 : 1`: what the value decided lives on in `passes`.
+    return { ...this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`), hop: hopToBinding(this.family, this.spellings, node) };
   }
 
   private bindingVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, prev: SyntaxNode, origin: SyntaxNode): Verdict {

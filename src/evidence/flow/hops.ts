@@ -5,7 +5,8 @@ import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { bindingScope } from './scope.js';
 import type { Spellings } from './spellings.js';
-import { MEMBER_TYPES, lastName, type Family } from './syntax.js';
+import { single } from './go.js';
+import { MEMBER_TYPES, lastName, shapes, within, type Family } from './syntax.js';
 
 export interface Hop {
   readonly name: string;
@@ -29,4 +30,18 @@ export function hopTo(family: Family, spellings: Spellings, target: SyntaxNode, 
   if (target.type !== 'identifier') return undefined;
   const scope = bindingScope(family, origin, target.text);
   return { name: target.text, scope, origin, global: scope === null };
+}
+
+/** The hop into the binding whose value holds `node` within its statement (`x = … node …`), if any. */
+export function hopToBinding(family: Family, spellings: Spellings, node: SyntaxNode): Hop | undefined {
+  const s = shapes(family);
+  let prev = node;
+  for (let p = node.parent; p && !s.containers.has(p.type); prev = p, p = p.parent) {
+    const binding = s.bindings[p.type];
+    if (!binding) continue;
+    const value = p.childForFieldName(binding[1]);
+    const target = single(p.childForFieldName(binding[0]), value);
+    return target && value && within(prev, value) ? hopTo(family, spellings, target, p) : undefined;
+  }
+  return undefined;
 }

@@ -74,6 +74,7 @@ const SHAPES: Record<Family, Shapes> = {
       if_statement: 'condition',
       while_statement: 'condition',
       do_statement: 'condition',
+      for_statement: 'condition',
       ternary_expression: 'condition',
       switch_statement: 'value',
     },

@@ -7,6 +7,7 @@ import type { FlowRole } from '../../core/contracts.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import {
   MEMBER_TYPES,
+  isArithmeticAssignment,
   lastName,
   referenceText,
   rootOf,
@@ -70,14 +71,6 @@ const NAMED_DEFAULT = /^([\w$]+\.)*(default|DEFAULT|Default)[\w$]*$/;
 const DEFAULT_ATTRIBUTE = /\bdefault_value(_t|_os|s|_if)?\b[^,)]*/;
 const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
 const DECLARED_WITHOUT_VALUE = new Set(['var_spec', 'variable_declarator']);
-const ASSIGNMENTS_WITH_OPERATOR = new Set(['augmented_assignment', 'augmented_assignment_expression', 'compound_assignment_expr', 'assignment_statement']);
-// Logical forms (`??=`, `||=`) pick between sources and keep their own verdicts.
-const ARITHMETIC_OPERATOR = /^(\+|-|\*\*?|\/\/?|%|@|<<|>>>?|&\^?|\||\^)=$/;
-
-function isArithmeticAssignment(n: SyntaxNode): boolean {
-  return ASSIGNMENTS_WITH_OPERATOR.has(n.type) && ARITHMETIC_OPERATOR.test(n.childForFieldName('operator')?.text ?? '');
-}
-
 export class Classifier {
   private readonly s;
 
@@ -487,6 +480,8 @@ export class Classifier {
     // When the callee is no function of the repository (a dataclass, a record type), the keyword is a field.
     if (call && within(prev, value) && call.type in this.s.calls) {
       const callee = calleeName(call, this.s.calls[call.type]![0]);
+      // `add_argument(…, env="APP_TOKEN")`: the key's own name handed to a declaring call names it there.
+      if (this.s.strings.has(origin.type)) return this.step('producer', n, `\`${snippet(stringContent(origin), 40)}\` named by \`${callee}\` as \`${k}\``);
       const field = this.spellings.mentions(key.text) ? undefined : { name: key.text, scope: null, origin: n };
       return { ...this.step('transformation', n, `\`${snippet(referenceText(origin), 60)}\` passed to \`${callee}\` as \`${k}\``), argumentCall: call, hop: field };
     }

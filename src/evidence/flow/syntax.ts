@@ -255,3 +255,12 @@ export function lastName(target: SyntaxNode): string | null {
   return m ? m[1]! : null;
 }
 
+
+const ASSIGNMENTS_WITH_OPERATOR = new Set(['augmented_assignment', 'augmented_assignment_expression', 'compound_assignment_expr', 'assignment_statement']);
+// Logical forms (`??=`, `||=`) pick between sources and keep their own verdicts.
+const ARITHMETIC_OPERATOR = /^(\+|-|\*\*?|\/\/?|%|@|<<|>>>?|&\^?|\||\^)=$/;
+
+/** `x += n`, `x -= n`: the value adjusted in place. */
+export function isArithmeticAssignment(n: SyntaxNode): boolean {
+  return ASSIGNMENTS_WITH_OPERATOR.has(n.type) && ARITHMETIC_OPERATOR.test(n.childForFieldName('operator')?.text ?? '');
+}

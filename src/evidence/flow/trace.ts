@@ -5,6 +5,7 @@
 import { FLOW_ROLES, runtimeFlowSchema, type FlowRole, type FlowStep, type Location, type RuntimeFlow } from '../../core/contracts.js';
 import { EVIDENCE, FLOW_TRACE } from '../../core/limits.js';
 import type { AnalysisContext, ParsedFile } from '../context.js';
+import { factsOf } from '../languages/index.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { callerResults, parameterFor } from './calls.js';
 import { single } from './go.js';
@@ -236,10 +237,13 @@ function hopKey(hop: Hop, file: ParsedFile): string {
 
 /** A hop to the declaration's carrier when it is named unlike the option (followed as a field wherever it is read). */
 function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellings: Spellings): { hop: Hop; file: ParsedFile } | null {
-  const symbol = primary?.symbol;
-  if (!primary || !symbol || !/^[A-Za-z_$][\w$]*$/.test(symbol) || spellings.mentions(symbol)) return null;
-  const file = ctx.parsed(primary.path);
-  if (!file) return null;
+  const file = primary ? ctx.parsed(primary.path) : null;
+  if (!primary || !file) return null;
+  // An environment variable declared as an option's alternate source (`add_argument("--x", env="APP_X")`,
+  // `#[arg(long, env = "APP_X")]`) lands where that option does.
+  const option = primary.symbol ? null : factsOf(file).options.find((o) => o.startLine <= primary.end_line && primary.start_line <= o.endLine);
+  const symbol = primary.symbol ?? option?.carrier ?? null;
+  if (!symbol || !/^[A-Za-z_$][\w$]*$/.test(symbol) || spellings.mentions(symbol)) return null;
   const origin = file.tree.rootNode.descendantForPosition({ row: primary.start_line - 1, column: 0 }, { row: primary.end_line - 1, column: 4096 });
   if (!origin) return null;
   return { hop: { name: symbol, scope: null, origin }, file };

@@ -7,7 +7,7 @@ import { identifierSpellings } from '../core/semantic.js';
 import type { AnalysisContext } from './context.js';
 import { candidateFrom, discover, settle, type Candidate, type Discovery, type LocateResult } from './candidates.js';
 import { CONFIG_KEY_KINDS, factsOf, type OptionDeclaration } from './languages/index.js';
-import { LITERAL_USES, literalSites } from './languages/literals.js';
+import { LITERAL_USES, literalSites, type LiteralUse } from './languages/literals.js';
 import { escapeRegex, mentionSpellings, normalized, optionName, type OptionName } from './names.js';
 
 const NOT_NAME = '([^A-Za-z0-9_-]|$)';
@@ -33,22 +33,25 @@ function carrierSpellings(name: string): string[] {
   return identifierSpellings(name).filter((s) => /^[A-Za-z_][\w]*$/.test(s));
 }
 
-function literalCandidates(ctx: AnalysisContext, discovery: Discovery, o: OptionName, display: string): Candidate[] {
-  const values = o.long ? [o.long, `--${o.long}`] : [`-${o.short}`];
+/** What a literal candidate is called and how it ranks, by what the code does with the literal. */
+interface LiteralRanking {
+  readonly values: readonly string[];
+  readonly name: string;
+  readonly kind: (use: LiteralUse) => string;
+  readonly tier: (use: LiteralUse) => number;
+  readonly carriers: readonly string[];
+}
+
+/** String literals that spell the subject, as candidates ranked by their use (see languages/literals.ts). */
+function literalCandidates(ctx: AnalysisContext, discovery: Discovery, r: LiteralRanking): Candidate[] {
   const files = new Set(discovery.files);
   return discovery.matches
     .filter((m) => files.has(m.path))
     .flatMap((m) => {
       const parsed = ctx.parsed(m.path);
       if (!parsed) return [];
-      return literalSites(parsed, m.line, values).map((site) =>
-        candidateFrom(m.path, { ...site.span, inTest: site.inTest }, {
-          kind: site.use === 'accessor' ? 'flag-definition' : `literal-${site.use}`,
-          name: display,
-          tier: 1 + LITERAL_USES.indexOf(site.use),
-          symbol: site.symbol,
-          carriers: o.long ? carrierSpellings(o.long) : [],
-        }),
+      return literalSites(parsed, m.line, r.values).map((site) =>
+        candidateFrom(m.path, { ...site.span, inTest: site.inTest }, { kind: r.kind(site.use), name: r.name, tier: r.tier(site.use), symbol: site.symbol, carriers: r.carriers }),
       );
     });
 }
@@ -73,7 +76,15 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
         }),
       );
   });
-  const candidates = declared.some((c) => !c.inTest) ? declared : [...declared, ...literalCandidates(ctx, discovery, o, display)];
+  const literals = (): Candidate[] =>
+    literalCandidates(ctx, discovery, {
+      values: o.long ? [o.long, `--${o.long}`] : [`-${o.short}`],
+      name: display,
+      kind: (use) => (use === 'accessor' ? 'flag-definition' : `literal-${use}`),
+      tier: (use) => 1 + LITERAL_USES.indexOf(use),
+      carriers: o.long ? carrierSpellings(o.long) : [],
+    });
+  const candidates = declared.some((c) => !c.inTest) ? declared : [...declared, ...literals()];
   const spellings = o.long ? mentionSpellings(o.long) : [`-${o.short}`, `'${o.short}'`, `"${o.short}"`];
   return settle(ctx, candidates, {
     allowTest: false,
@@ -107,7 +118,16 @@ export function locateConfigKey(ctx: AnalysisContext, subject: string): LocateRe
       );
   });
   // A key read through the project's own helper (`lookupEnv("APP_HOME")`, `env="APP_HOME"`) is found by its literal.
-  const all = candidates.some((c) => !c.inTest) ? candidates : [...candidates, ...keyLiteralCandidates(ctx, discovery, key)];
+  const literals = (): Candidate[] =>
+    literalCandidates(ctx, discovery, {
+      values: [key],
+      name: key,
+      kind: (use) => `key-literal-${use}`,
+      // Below every declaration or read the extractors recognise.
+      tier: (use) => CONFIG_KEY_KINDS.length * 2 + LITERAL_USES.indexOf(use),
+      carriers: carrierSpellings(key),
+    });
+  const all = candidates.some((c) => !c.inTest) ? candidates : [...candidates, ...literals()];
   return settle(ctx, all, {
     allowTest: false,
     spellings: mentionSpellings(key).concat(last ? mentionSpellings(last) : []),
@@ -115,25 +135,4 @@ export function locateConfigKey(ctx: AnalysisContext, subject: string): LocateRe
     searchComplete: discovery.complete,
     support: (_primary, best) => ({ carriers: best.carriers, prefer: 'reads' }),
   });
-}
-
-/** String literals that spell the key exactly, ranked by what the code does with them. */
-function keyLiteralCandidates(ctx: AnalysisContext, discovery: Discovery, key: string): Candidate[] {
-  const files = new Set(discovery.files);
-  return discovery.matches
-    .filter((m) => files.has(m.path))
-    .flatMap((m) => {
-      const parsed = ctx.parsed(m.path);
-      if (!parsed) return [];
-      return literalSites(parsed, m.line, [key]).map((site) =>
-        candidateFrom(m.path, { ...site.span, inTest: site.inTest }, {
-          kind: `key-literal-${site.use}`,
-          name: key,
-          // Below every declaration or read the extractors recognise.
-          tier: CONFIG_KEY_KINDS.length * 2 + LITERAL_USES.indexOf(site.use),
-          symbol: site.symbol,
-          carriers: carrierSpellings(key),
-        }),
-      );
-    });
 }

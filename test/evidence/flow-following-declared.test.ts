@@ -6,45 +6,14 @@
 // Each fixture is a small invented tool; the line numbers the tests assert are
 // marked beside the fixture lines.
 import { describe, expect, it } from 'vitest';
-import type { FlowStep, Location, RuntimeFlow } from '../../src/core/contracts.js';
-import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
-import type { RouteId } from '../../src/core/semantic.js';
-import type { WorkerOutput } from '../../src/core/worker.js';
+import type { Location } from '../../src/core/contracts.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
-import { createStaticWorker } from '../../src/evidence/static-worker.js';
-import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
-import { validateProposal } from '../../src/validate/validate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
+import { at, inFile, said, tracedIn, type ValueKind } from './fixtures/worker-run.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const repo = fixtureRepos();
-const worker = createStaticWorker();
-
-type Kind = 'cli_option' | 'configuration_key';
-
-function need(kind: Kind, name: string, route: RouteId): CompiledNeed {
-  return compileNeed(
-    { route, subject: { kind, name }, required: [], preferred: [], world: DEFAULT_WORLD, task: `how does ${name} travel` },
-    lineageDigest(['0'.repeat(40)]),
-  );
-}
-
-/** The worker's runtime flow for the subject on the trace route, with what the validator says of it. */
-async function traced(files: Files, kind: Kind, name: string): Promise<{ root: string; flow: RuntimeFlow; verdict: string }> {
-  const { root } = repo(files);
-  const n = need(kind, name, 'trace.state-flow');
-  const out: WorkerOutput = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
-  const p = out.proposals.find((x) => x.predicate === 'runtime_flow');
-  if (!p) throw new Error(`no runtime_flow proposed: ${JSON.stringify(out.outcome)}`);
-  const v = validateProposal(new SnapshotReader(root), n, n.required, p);
-  return { root, flow: p.payload as RuntimeFlow, verdict: v.ok ? 'ok' : v.reasons.join('; ') };
-}
-
-/** role path:start-end — where a step is. */
-const at = (s: FlowStep) => `${s.role} ${s.location.path}:${s.location.start_line}-${s.location.end_line}`;
-/** role path:start-end description — where a step is and what it says. */
-const said = (s: FlowStep) => `${at(s)} ${s.description}`;
-const inFile = (flow: RuntimeFlow, path: string) => flow.steps.filter((s) => s.location.path === path).map(at);
+const traced = (files: Files, kind: ValueKind, name: string) => tracedIn(repo, files, kind, name);
 
 // --max-count lands in a clap field named `limit`, read in another file.
 const RUST_PEEKR: Files = {

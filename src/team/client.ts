@@ -36,6 +36,11 @@ const PUBLISH_HOOK_ENV = 'NEEDLE_TEST_HOOK_TEAM_PUBLISH_PAUSE';
 
 let warnedThisProcess = false;
 
+/** For tests that need to observe the once-per-process warning again. */
+export function resetTeamCacheWarning(): void {
+  warnedThisProcess = false;
+}
+
 export interface TeamCacheOptions {
   readonly config: TeamCacheConfig;
   readonly db: Db;
@@ -59,11 +64,25 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** node-postgres options from the URL; the password only from the environment or ~/.pgpass (node-postgres reads PGPASSFILE). */
+/**
+ * node-postgres options from the URL. The URL is taken apart here rather than
+ * handed over as a connection string (whose parse would override an explicit
+ * password with an empty one); the password comes only from PGPASSWORD in the
+ * session's environment or, failing that, node-postgres' own ~/.pgpass
+ * (PGPASSFILE) lookup.
+ */
 export function poolOptions(config: TeamCacheConfig, env: NodeJS.ProcessEnv, connectMs: number): pg.PoolConfig {
+  const u = new URL(config.url);
+  const sslmode = u.searchParams.get('sslmode');
+  const user = decodeURIComponent(u.username);
+  const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
   return {
-    connectionString: config.url,
+    host: decodeURIComponent(u.hostname).replace(/^\[(.*)\]$/, '$1') || (u.searchParams.get('host') ?? undefined),
+    port: u.port ? Number(u.port) : 5432,
+    ...(user ? { user } : {}),
+    ...(database ? { database } : {}),
     ...(env.PGPASSWORD !== undefined ? { password: env.PGPASSWORD } : {}),
+    ...(sslmode === 'require' ? { ssl: { rejectUnauthorized: false } } : sslmode === 'verify-ca' || sslmode === 'verify-full' ? { ssl: true } : {}),
     max: 4,
     connectionTimeoutMillis: connectMs,
     idleTimeoutMillis: 10_000,

@@ -106,7 +106,7 @@ export async function startPostgres(): Promise<PgServer> {
     port,
     env,
     async query(sql, params = []) {
-      const c = new pg.Client({ connectionString: url, password: PG_PASSWORD });
+      const c = new pg.Client({ host: '127.0.0.1', port, user: PG_USER, database: 'postgres', password: PG_PASSWORD });
       await c.connect();
       try {
         return (await c.query(sql, params)).rows;

@@ -187,3 +187,56 @@ describe.skipIf(unavailable !== null)('team cache failures on a real PostgreSQL 
     }
   });
 });
+
+describe.skipIf(unavailable !== null)('what a shared model-worker answer saves', () => {
+  let world: TeamWorld;
+  beforeAll(async () => {
+    world = await teamWorld();
+  });
+  afterAll(() => world?.cleanup());
+
+  it('a model worker answer published once is imported by every other clone with zero workers; the accounting shows the tokens and cost each avoided', async () => {
+    const { createEngine } = await import('../../src/resolve/engine.js');
+    const { BUILTIN_LOCAL_PROFILE } = await import('../../src/core/profile.js');
+    const { scriptedWorker } = await import('../resolve/fixture.js');
+    const { teamStats } = await import('../../src/store/team.js');
+    const profile = {
+      ...BUILTIN_LOCAL_PROFILE,
+      pricing: [{ model: 'test-model', input_usd_per_mtok: 1.25, cached_input_usd_per_mtok: 0.125, output_usd_per_mtok: 10 }],
+    };
+    const proposal = {
+      predicate: 'implementation_location',
+      payload: { locations: [{ role: 'primary', path: 'src/config.ts', symbol: 'Options', start_line: 1, end_line: 3 }], gaps: [] },
+    };
+    const session = (c: Clone, withWorker: boolean) => {
+      const db = world.db(c);
+      const worker = scriptedWorker({ root: c.root } as never, (_input, observe) => {
+        observe('src/config.ts');
+        return [proposal as never];
+      }, { model: true });
+      const team = new TeamCache({ config: parseTeamCacheUrl(world.server.url, 5_000), db, repoRoot: c.root, env: world.server.env, log: () => undefined });
+      const engine = createEngine({ db, repoRoot: c.root, explorers: withWorker ? [worker] : [], profile, team });
+      return { db, team, engine, worker };
+    };
+    const needOf = (c: Clone) =>
+      compileNeed({ route: 'locate.implementation', subject: { kind: 'symbol', name: 'Options' }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'find it' }, repositoryLineage(c.root));
+    const opts = () => ({ cacheOnly: false, modelWorkersLeft: 3, signal: new AbortController().signal });
+
+    const a = world.clone();
+    const pub = session(a, true);
+    const first = await pub.engine.resolve(needOf(a), opts());
+    expect(first.workerSpawned).toBe(true);
+    await pub.team.close();
+    const spent = pub.db.prepare('SELECT input_tokens + output_tokens AS tokens, cost_usd FROM evidence_worker_runs').get() as { tokens: number; cost_usd: number };
+    expect(spent).toEqual({ tokens: 1100, cost_usd: 0.002025 });
+
+    for (const c of [world.clone(), world.clone(), world.clone()]) {
+      const s = session(c, true);
+      const r = await s.engine.resolve(needOf(c), opts());
+      expect(r).toMatchObject({ workerSpawned: false, cacheHit: true });
+      expect(s.worker.calls).toHaveLength(0);
+      expect(teamStats(s.db)).toMatchObject({ teamHits: 1, imported: 1, tokensAvoided: 1100, costAvoidedUsd: 0.002025 });
+      await s.team.close();
+    }
+  });
+});

@@ -239,4 +239,31 @@ describe.skipIf(unavailable !== null)('what a shared model-worker answer saves',
       await s.team.close();
     }
   });
+
+  it('a profile with team_cache.publish_model_results false keeps model-worker certificates local', async () => {
+    const { createEngine } = await import('../../src/resolve/engine.js');
+    const { BUILTIN_LOCAL_PROFILE } = await import('../../src/core/profile.js');
+    const { scriptedWorker, IL_PARSE_OPTIONS } = await import('../resolve/fixture.js');
+    const c = world.clone();
+    const db = world.db(c);
+    const profile = { ...BUILTIN_LOCAL_PROFILE, team_cache: { publish_model_results: false } };
+    const worker = scriptedWorker({ root: c.root } as never, (_input, observe) => {
+      observe('src/config.ts');
+      observe('src/deploy.ts');
+      return [IL_PARSE_OPTIONS];
+    }, { model: true });
+    const team = new TeamCache({
+      config: parseTeamCacheUrl(world.server.url, 5_000),
+      db,
+      repoRoot: c.root,
+      env: world.server.env,
+      log: () => undefined,
+      publishModelResults: profile.team_cache.publish_model_results,
+    });
+    const engine = createEngine({ db, repoRoot: c.root, explorers: [worker], profile, team });
+    const need = compileNeed({ route: 'locate.implementation', subject: { kind: 'symbol', name: 'parseOptions' }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'find it' }, repositoryLineage(c.root));
+    expect((await engine.resolve(need, { cacheOnly: false, modelWorkersLeft: 3, signal: new AbortController().signal })).workerSpawned).toBe(true);
+    await team.close();
+    expect((await world.server.query<{ n: number }>("SELECT count(*)::int AS n FROM needle_team_certificates WHERE subject_name = 'parseOptions'"))[0]!.n).toBe(0);
+  });
 });

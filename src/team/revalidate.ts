@@ -46,6 +46,50 @@ export function localBytesKey(root: string, certificateIdText: string, deps: rea
 
 const rejected = (reason: RejectionReason, detail: string): Revalidation => ({ kind: 'rejected', reason, detail });
 
+type LocationPayload = { locations: { role: string; path: string }[]; gaps: string[] };
+
+/**
+ * A certificate whose other files changed here may still carry a primary
+ * location whose own file did not: the claim a local stale artifact would
+ * still serve. It is imported as a smaller artifact — the primary locations
+ * alone, resting only on their files — after the same validators accepted it
+ * on the local bytes; its claims must be claims the publisher published.
+ */
+function primaryClaims(
+  root: string,
+  need: CompiledNeed,
+  row: RemoteCertificate,
+  deps: readonly RemoteDependency[],
+  differing: readonly RemoteDependency[],
+): Revalidation {
+  const notHere: Revalidation = { kind: 'not_applicable', why: `local bytes differ: ${differing.map((d) => d.path).slice(0, 3).join(', ')}` };
+  if (row.predicate !== 'implementation_location' || typeof row.payload !== 'object' || row.payload === null) return notHere;
+  const payload = row.payload as Partial<LocationPayload>;
+  if (!Array.isArray(payload.locations) || !Array.isArray(payload.gaps)) return notHere;
+  const primaries = payload.locations.filter((l) => typeof l === 'object' && l !== null && l.role === 'primary');
+  const paths = new Set(primaries.map((l) => l.path));
+  const own = deps.filter((d) => paths.has(d.path));
+  if (primaries.length === 0 || own.length !== paths.size || own.some((d) => differing.includes(d))) return notHere;
+  const asked = [...need.required, ...need.preferred].filter((o) => o.predicate === row.predicate).map((o) => ({ ...o, facets: {} }));
+  if (asked.length === 0) return rejected('mismatch', `${row.predicate} was not asked for`);
+  const reader = new SnapshotReader(root);
+  const verdict = validateProposal(reader, need, asked, { predicate: row.predicate, payload: { locations: primaries, gaps: payload.gaps } });
+  if (!verdict.ok) return rejected('validation', verdict.reasons.join('; '));
+  const local = certify({
+    need,
+    validated: verdict,
+    cited: reader.reads(),
+    observed: own,
+    observationComplete: true,
+    snapshotDigest: () => {
+      throw new Error('a worktree_semantic certificate needs no snapshot');
+    },
+  });
+  const theirs = new Set(row.claims.map((c) => c.claimId));
+  if (!local.claims.every((c) => theirs.has(c.id))) return rejected('claims', 'its primary claims are not the ones it published');
+  return { kind: 'accepted', certificate: local };
+}
+
 export function revalidate(root: string, need: CompiledNeed, row: RemoteCertificate): Revalidation {
   if (row.subjectId !== need.subject.id || row.worldId !== need.world.id || row.lineage !== need.world.lineage)
     return rejected('mismatch', 'subject, world or lineage differs from the need it was fetched for');
@@ -61,7 +105,7 @@ export function revalidate(root: string, need: CompiledNeed, row: RemoteCertific
     return rejected('forged_identity', 'certificate id does not match its artifact, manifest and coverage');
   for (const d of sorted) if (unsafePathReason(d.path) !== null) return rejected('malformed', `unsafe dependency path`);
   const differing = sorted.filter((d) => localDigest(root, d.path) !== d.digest);
-  if (differing.length > 0) return { kind: 'not_applicable', why: `local bytes differ: ${differing.map((d) => d.path).slice(0, 3).join(', ')}` };
+  if (differing.length > 0) return primaryClaims(root, need, row, sorted, differing);
 
   // The same validators as for a worker's proposal, on the local snapshot.
   const asked = [...need.required, ...need.preferred].filter((o) => o.predicate === row.predicate).map((o) => ({ ...o, facets: {} }));
@@ -85,24 +129,5 @@ export function revalidate(root: string, need: CompiledNeed, row: RemoteCertific
   const mine = local.claims.map((c) => c.id).sort();
   const theirs = row.claims.map((c) => c.claimId).sort();
   if (mine.length !== theirs.length || mine.some((id, i) => id !== theirs[i])) return rejected('claims', 'its claims are not the ones its payload yields');
-  return {
-    kind: 'accepted',
-    certificate: {
-      artifactId: local.artifactId,
-      certificateId: local.certificateId,
-      predicate: local.predicate,
-      payload: local.payload,
-      subject: local.subject,
-      worldId: local.worldId,
-      facets: local.facets,
-      scope: local.scope,
-      snapshotDigest: null,
-      dependencies: local.dependencies,
-      manifestDigest: local.manifestDigest,
-      validatorDefinition: local.validatorDefinition,
-      primaryKey: local.primaryKey,
-      projectionBytes: local.projectionBytes,
-      claims: local.claims,
-    },
-  };
+  return { kind: 'accepted', certificate: local };
 }

@@ -88,6 +88,22 @@ describe.skipIf(unavailable !== null)('team cache on a real PostgreSQL server', 
     expect(stats).toMatchObject({ teamHits: 0, imported: 0, rejected: 0 });
   });
 
+  it("B edits a byte of a supporting file only: A's primary-location claim still rests on unchanged bytes and serves B with zero workers", async () => {
+    const b = w.clone();
+    const { appendFileSync } = await import('node:fs');
+    appendFileSync(`${b.root}/src/config.ts`, '\n');
+    const rb = brief((await w.run(contextCommand, [...locate('cli_option:--dry-run'), '--team-cache', w.server.url], b)).out);
+    expect(rb).toMatchObject({ status: 'hit', workerSpawned: false, satisfied: ['implementation_location'] });
+    expect(rb.context).toMatch(/primary: src\/deploy.ts:5/);
+    expect(rb.context).not.toMatch(/supporting: src\/config.ts/);
+    const db = w.db(b);
+    const imported = db.prepare('SELECT c.id, d.path FROM evidence_certificates c JOIN evidence_dependencies d ON d.certificate_id = c.id').all() as { path: string }[];
+    db.close();
+    expect(imported.map((r) => r.path)).toEqual(['src/deploy.ts']);
+    const stats = JSON.parse((await w.run(statsCommand, ['--team', '--json'], b)).out);
+    expect(stats).toMatchObject({ teamHits: 1, imported: 1, rejected: 0 });
+  });
+
   describe('tampered rows', () => {
     let original: Row;
     let claims: Record<string, unknown>[];

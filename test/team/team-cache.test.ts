@@ -4,6 +4,7 @@
 // local validators re-checked it on the local bytes, and a tampered row is
 // rejected, counted and never retried for the same bytes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheListCommand, cacheShowCommand } from '../../src/cli/commands/cache.js';
 import { contextCommand } from '../../src/cli/commands/context.js';
 import { statsCommand } from '../../src/cli/commands/stats.js';
 import { teamCacheInitCommand, teamCacheStatusCommand } from '../../src/cli/commands/team-cache.js';
@@ -63,6 +64,13 @@ describe.skipIf(unavailable !== null)('team cache on a real PostgreSQL server', 
     db.close();
     const stats = JSON.parse((await w.run(statsCommand, ['--team', '--json'], b)).out);
     expect(stats).toMatchObject({ teamHits: 1, imported: 1, rejected: 0 });
+    const list = JSON.parse((await w.run(cacheListCommand, ['--json'], b)).out);
+    const shown = JSON.parse((await w.run(cacheShowCommand, [list[0].certificate_id, '--json'], b)).out);
+    expect(shown.origin).toMatchObject({ team_cache: w.server.url, publisher: published[0]!.publisher });
+    expect(shown.dependencies.every((d: { state: string }) => d.state === 'unchanged')).toBe(true);
+    const status = JSON.parse((await w.run(teamCacheStatusCommand, [w.server.url, '--json'], b)).out);
+    expect(status).toMatchObject({ certificates: 1, lineages: [{ certificates: 1, newest: [{ certificate_id: list[0].certificate_id, predicate: 'implementation_location', subject: 'cli_option:--dry-run' }] }] });
+    expect(status.bytes).toBeGreaterThan(0);
     // B does not publish back what it imported.
     expect((await w.server.query('SELECT count(*)::int AS n FROM needle_team_certificates'))[0]).toEqual({ n: 1 });
   });

@@ -10,7 +10,7 @@
 // back-off before it is tried again. Publishing runs after the answer, off its
 // path, one PostgreSQL transaction per certificate with idempotent upserts.
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import pg from 'pg';
 import { blake3, type Digest } from '../core/digest.js';
 import type { CompiledNeed } from '../core/need.js';
@@ -21,6 +21,7 @@ import { getCertificate, loadClaims, storeCertified, type NewCertificate } from 
 import { bumpTeamCounter, importOf, recordImport, recordPublication, recordTeamRejection, wasPublished, wasRejected } from '../store/team.js';
 import { manifestDigest, validatorDefinition } from '../validate/certificate.js';
 import { scrub, type TeamCacheConfig } from './config.js';
+import { passwordFor } from './pgpass.js';
 import { MalformedRow, parseRemoteRow, REMOTE_SELECT } from './rows.js';
 import { localBytesKey, revalidate } from './revalidate.js';
 import { TEAM_ROW_LIMITS, TEAM_SCHEMA_VERSION, teamSchemaVersion } from './schema.js';
@@ -67,21 +68,23 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 /**
  * node-postgres options from the URL. The URL is taken apart here rather than
  * handed over as a connection string (whose parse would override an explicit
- * password with an empty one); the password comes only from PGPASSWORD in the
- * session's environment or, failing that, node-postgres' own ~/.pgpass
- * (PGPASSFILE) lookup.
+ * password with an empty one); the password is looked up when a connection is
+ * made — PGPASSWORD in the session's environment, else the password file
+ * (pgpass.ts) — and never kept in the options.
  */
 export function poolOptions(config: TeamCacheConfig, env: NodeJS.ProcessEnv, connectMs: number): pg.PoolConfig {
   const u = new URL(config.url);
   const sslmode = u.searchParams.get('sslmode');
-  const user = decodeURIComponent(u.username);
-  const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  const host = decodeURIComponent(u.hostname).replace(/^\[(.*)\]$/, '$1') || (u.searchParams.get('host') ?? 'localhost');
+  const port = u.port ? Number(u.port) : 5432;
+  const user = decodeURIComponent(u.username) || env.PGUSER || userInfo().username;
+  const database = decodeURIComponent(u.pathname.replace(/^\//, '')) || user;
   return {
-    host: decodeURIComponent(u.hostname).replace(/^\[(.*)\]$/, '$1') || (u.searchParams.get('host') ?? undefined),
-    port: u.port ? Number(u.port) : 5432,
-    ...(user ? { user } : {}),
-    ...(database ? { database } : {}),
-    ...(env.PGPASSWORD !== undefined ? { password: env.PGPASSWORD } : {}),
+    host,
+    port,
+    user,
+    database,
+    password: async () => passwordFor({ host, port, database, user }, env) ?? '',
     ...(sslmode === 'require' ? { ssl: { rejectUnauthorized: false } } : sslmode === 'verify-ca' || sslmode === 'verify-full' ? { ssl: true } : {}),
     max: 4,
     connectionTimeoutMillis: connectMs,
@@ -181,6 +184,16 @@ export class TeamCache {
       else this.failed(e instanceof Timeout ? 'did not answer in time' : 'is unreachable', e);
       return [];
     }
+    try {
+      return this.importRows(need, rows);
+    } catch (e) {
+      // A local failure while checking rows (git, the store) is not the rows' fault: nothing is recorded against them.
+      this.warn('rows could not be checked here', e);
+      return [];
+    }
+  }
+
+  private importRows(need: CompiledNeed, rows: readonly Record<string, unknown>[]): Digest[] {
     const db = this.o.db;
     const known = db.prepare('SELECT 1 FROM evidence_certifications WHERE certificate_id = ?');
     const accepted: { certificate: NewCertificate; publisher: string; model: string | null; input: number; output: number; cost: number | null }[] = [];

@@ -1,7 +1,11 @@
 // Team cache configuration without a server: the URL's password is never
 // accepted, printed or stored; the wait is bounded; the flag wins over the
 // environment.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { passwordFromFile } from '../../src/team/pgpass.js';
 import { poolOptions } from '../../src/team/client.js';
 import { maskUrl, parseTeamCacheUrl, scrub, TeamCacheConfigError, teamCacheFrom } from '../../src/team/config.js';
 
@@ -33,16 +37,23 @@ describe('team cache configuration', () => {
     expect(() => teamCacheFrom('postgres://b@h/db', { NEEDLE_TEAM_CACHE_WAIT_MS: '0' })).toThrow(/1\.\.10000/);
   });
 
-  it('connects with the password from the environment only, never from the URL', () => {
+  it('connects with the password from PGPASSWORD or the password file, looked up when connecting, never from the URL', async () => {
     const config = parseTeamCacheUrl('postgres://team@db.internal:5433/needle?sslmode=verify-full');
-    expect(poolOptions(config, { PGPASSWORD: 'from-env' }, 1000)).toMatchObject({
-      host: 'db.internal',
-      port: 5433,
-      user: 'team',
-      database: 'needle',
-      password: 'from-env',
-      ssl: true,
-    });
-    expect(poolOptions(config, {}, 1000)).not.toHaveProperty('password');
+    const withEnv = poolOptions(config, { PGPASSWORD: 'from-env' }, 1000);
+    expect(withEnv).toMatchObject({ host: 'db.internal', port: 5433, user: 'team', database: 'needle', ssl: true });
+    expect(await (withEnv.password as () => Promise<string>)()).toBe('from-env');
+    const dir = mkdtempSync(join(tmpdir(), 'needle-pgpass-'));
+    try {
+      const file = join(dir, 'pgpass');
+      writeFileSync(file, '# team\nother:5433:*:team:wrong\ndb.internal:5433:needle:team:from\\:file\n*:*:*:*:fallback\n', { mode: 0o600 });
+      const fromFile = poolOptions(config, { PGPASSFILE: file }, 1000);
+      expect(await (fromFile.password as () => Promise<string>)()).toBe('from:file');
+      expect(passwordFromFile({ host: 'x', port: 1, database: 'd', user: 'u' }, { PGPASSFILE: file })).toBe('fallback');
+      chmodSync(file, 0o644);
+      expect(passwordFromFile({ host: 'x', port: 1, database: 'd', user: 'u' }, { PGPASSFILE: file })).toBeUndefined();
+      expect(JSON.stringify(fromFile)).not.toContain('from:file');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

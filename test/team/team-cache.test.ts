@@ -3,6 +3,7 @@
 // directory, share certified evidence; nothing fetched is served before the
 // local validators re-checked it on the local bytes, and a tampered row is
 // rejected, counted and never retried for the same bytes.
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheListCommand, cacheShowCommand } from '../../src/cli/commands/cache.js';
 import { contextCommand } from '../../src/cli/commands/context.js';
@@ -40,6 +41,10 @@ describe.skipIf(unavailable !== null)('team cache on a real PostgreSQL server', 
     const withPassword = w.server.url.replace('@', ':hunter22@');
     await expect(w.run(teamCacheInitCommand, [withPassword], here)).rejects.toThrow(/must not contain a password \(it is not echoed\)/);
     await expect(w.run(contextCommand, [...locate('cli_option:--dry-run'), '--team-cache', withPassword], here)).rejects.toThrow(/^(?!.*hunter22)/);
+    const pgpass = `${here.root}/../pgpass-${Date.now()}`;
+    writeFileSync(pgpass, `127.0.0.1:${w.server.port}:*:needle_team:${w.server.env.PGPASSWORD}\n`, { mode: 0o600 });
+    const viaFile = await w.run(doctorCommand, ['--json', '--team-cache', w.server.url], here, { PGPASSWORD: undefined, PGPASSFILE: pgpass });
+    expect(JSON.parse(viaFile.out).checks.find((c: { area: string }) => c.area === 'team cache').level).toBe('ok');
     const wrong = await w.run(doctorCommand, ['--json', '--team-cache', w.server.url], here, { PGPASSWORD: 'not-the-password' });
     const failed = JSON.parse(wrong.out).checks.find((c: { area: string }) => c.area === 'team cache');
     expect(failed.level).toBe('fail');

@@ -32,7 +32,7 @@ export const BACKOFF_MS = 1_000;
 export const DRAIN_MS = 10_000;
 const MAX_REMOTE_ROWS = 64;
 
-/** Test hook for the kill -9 test: pause inside the publishing transaction, after its rows, before COMMIT. */
+/** Test hook: pause inside the publishing transaction, after its rows, before COMMIT (the value: milliseconds, or 1 for two minutes). */
 const PUBLISH_HOOK_ENV = 'NEEDLE_TEST_HOOK_TEAM_PUBLISH_PAUSE';
 
 let warnedThisProcess = false;
@@ -333,9 +333,10 @@ export class TeamCache {
            VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (certificate_id, claim_id) DO NOTHING`,
           [id, c.claimId, c.ordinal, c.previousId, c.kind, stableStringify(c.payload), JSON.stringify(c.dependencies)],
         );
-      if (this.o.env[PUBLISH_HOOK_ENV]) {
+      const pause = this.o.env[PUBLISH_HOOK_ENV];
+      if (pause) {
         process.stderr.write('needle-test-hook: inside team publish transaction\n');
-        await new Promise((r) => setTimeout(r, 120_000));
+        await new Promise((r) => setTimeout(r, Number(pause) > 1 ? Number(pause) : 120_000));
       }
       await client.query('COMMIT');
     } catch (e) {

@@ -91,6 +91,46 @@ describe.skipIf(unavailable !== null)('team cache failures on a real PostgreSQL 
     expect(await count('SELECT count(*)::int AS n FROM needle_team_claims WHERE certificate_id = $1', [id])).toBe(localClaims);
   });
 
+  it('a publisher holding its transaction open blocks neither the publisher of another certificate nor fails a racing publisher of its own', async () => {
+    const lineage = repositoryLineage(w.repo.root);
+    const x = w.clone();
+    const y = w.clone();
+    const x2 = w.clone();
+    await w.run(contextCommand, locate('symbol:Options'), x);
+    await w.run(contextCommand, locate('symbol:Options'), x2);
+    await w.run(contextCommand, locate('symbol:answer'), y);
+    const [idX] = certificateIds(x);
+    const [idY] = certificateIds(y);
+    expect(idX).toBeDefined();
+    expect(idY).toBeDefined();
+    expect(certificateIds(x2)).toEqual([idX]);
+    const slow = new TeamCache({
+      config: parseTeamCacheUrl(w.server.url, 5_000),
+      db: w.db(x),
+      repoRoot: x.root,
+      env: { ...w.server.env, NEEDLE_TEST_HOOK_TEAM_PUBLISH_PAUSE: '4000' },
+      log: () => undefined,
+    });
+    let slowDone = false;
+    const slowWrite = slow.publishOne(lineage, idX!).finally(() => (slowDone = true));
+    // Wait until the slow publisher's transaction is open with its rows written (its last statement inserted claims).
+    let seen = false;
+    for (let i = 0; i < 100 && !seen; i++) {
+      seen = (await count("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'needle' AND state = 'idle in transaction' AND query LIKE 'INSERT INTO needle_team_claims%'")) > 0;
+      if (!seen) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seen).toBe(true);
+    const other = teamFor(y);
+    expect(await other.publishOne(lineage, idY!)).toBe(true);
+    expect(slowDone).toBe(false);
+    const racing = teamFor(x2);
+    const racingWrite = racing.publishOne(lineage, idX!);
+    expect(await slowWrite).toBe(true);
+    expect(await racingWrite).toBe(false);
+    await Promise.all([slow.close(), other.close(), racing.close()]);
+    expect(await count('SELECT count(*)::int AS n FROM needle_team_certificates WHERE certificate_id = ANY($1)', [[idX, idY]])).toBe(2);
+  });
+
   it('a team cache that accepts connections and never answers costs at most the bounded wait, with one warning', async () => {
     const sockets: Socket[] = [];
     const silent = createServer((s) => sockets.push(s));

@@ -16,6 +16,7 @@ const root = resolve(here, '../..');
 
 const USAGE = `usage: npm run bench -- mcp [--iterations N (100..100000)] [--pings N (10..10000)] [--write-readme]
        npm run bench -- evidence [--quick] [--write-readme]
+       npm run bench -- team [--url URL] [--repeats N] [--files N] [--write-readme]
        npm run bench -- quality [--dev-set DIR] [--mirrors DIR] [--tasks a,b] [--no-write] [--help]`;
 
 function bounded(value: string | undefined, fallback: number, min: number, max: number, flag: string): number {
@@ -29,6 +30,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'evidence') {
     // The evidence suite is its own entry point (it spawns servers and generates repositories).
     return spawnSync(process.execPath, [join(here, 'evidence', 'main.js'), ...argv.slice(1)], { stdio: 'inherit' }).status ?? 1;
+  }
+  if (argv[0] === 'team') {
+    // The team cache next to the local cache, PostgreSQL on loopback (a throw-away cluster unless --url).
+    return spawnSync(process.execPath, [join(here, 'team.js'), ...argv.slice(1)], { stdio: 'inherit' }).status ?? 1;
   }
   if (argv[0] === 'quality') {
     // The scored development set outside this repository, run against dist/; writes README.md unless --no-write.

@@ -17,9 +17,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   validate: ['core', 'repo', 'evidence'],
   workers: ['core', 'repo', 'store', 'evidence'],
   resolve: ['core', 'repo', 'store', 'validate', 'workers'],
+  team: ['core', 'repo', 'store', 'validate'],
   changes: ['core', 'repo', 'store', 'workers'],
   mcp: ['core', 'repo', 'store', 'changes'],
-  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'changes', 'mcp'],
+  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'team', 'changes', 'mcp'],
 };
 
 function sources(dir: string): string[] {

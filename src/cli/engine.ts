@@ -11,8 +11,10 @@ import { ChangeError, oneLine } from '../changes/model.js';
 import { createChangeTools, type ChangeTools } from '../changes/tools.js';
 import { sweepOrphanRuns } from '../repo/checkout.js';
 import { CertifiedEvidenceError, loadCertifiedEvidence } from '../resolve/certified-context.js';
-import { createEngine } from '../resolve/engine.js';
+import { createEngine, type TeamLink } from '../resolve/engine.js';
 import type { Db } from '../store/db.js';
+import { TeamCache } from '../team/client.js';
+import { TeamCacheConfigError, teamCacheFrom } from '../team/config.js';
 import { buildExplorers, runsRootOf } from '../workers/explorers.js';
 import { detectSandbox, type SandboxInfo } from '../workers/sandbox.js';
 
@@ -22,6 +24,8 @@ export interface SessionParts {
   readonly repositoryRoot: string;
   readonly profile: RoleProfile;
   readonly env: NodeJS.ProcessEnv;
+  /** The team cache client, when --team-cache or NEEDLE_TEAM_CACHE names one. */
+  readonly team?: TeamLink | null;
 }
 
 let sandboxInfo: SandboxInfo | null = null;
@@ -32,7 +36,37 @@ function sandbox(): SandboxInfo {
 
 export function createSessionEngine(p: SessionParts): Engine {
   const explorers = buildExplorers(p.profile, { dataDir: p.dataDir, db: p.db, sandbox: sandbox(), env: p.env });
-  return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile });
+  return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.team ? { team: p.team } : {}) });
+}
+
+/**
+ * The team cache of a session from --team-cache or NEEDLE_TEAM_CACHE, or null
+ * (local only). Nothing connects yet: the first need does, within its bounded
+ * wait. A malformed URL, or one carrying a password, is a usage error whose
+ * message never echoes the URL.
+ */
+export function openTeamCache(
+  flag: string | undefined,
+  p: Omit<SessionParts, 'team' | 'dataDir'>,
+  log: (line: string) => void,
+  usage: (message: string) => Error,
+): TeamCache | null {
+  let config;
+  try {
+    config = teamCacheFrom(flag, p.env);
+  } catch (e) {
+    if (e instanceof TeamCacheConfigError) throw usage(e.message);
+    throw e;
+  }
+  if (config === null) return null;
+  return new TeamCache({
+    config,
+    db: p.db,
+    repoRoot: p.repositoryRoot,
+    env: p.env,
+    log,
+    publishModelResults: p.profile.team_cache?.publish_model_results ?? true,
+  });
 }
 
 /** Certified artifact and claim ids for prepare_change; an id that cannot be served is invalid input (-32602). */

@@ -82,6 +82,13 @@ export const roleProfileSchema = object({
     }),
   ),
   pricing: optional(array(price, { max: 32 })),
+  // The team cache (issue 12): whether certificates resting on a model worker's
+  // run are published (default true: they cost the most to produce again).
+  team_cache: optional(
+    object({
+      publish_model_results: optional(boolean('publish certificates produced by model workers to the team cache (default true)')),
+    }),
+  ),
 });
 
 export type RoleProfile = Infer<typeof roleProfileSchema>;

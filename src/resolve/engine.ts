@@ -32,6 +32,22 @@ export interface EngineDeps {
   readonly now?: () => number;
   /** FrontierView budget in tokens (default RESOLVER.defaultTokenBudget). */
   readonly tokenBudget?: number;
+  /** The team cache, when one is configured (src/team/ implements it; the CLI wires it). */
+  readonly team?: TeamLink;
+}
+
+/**
+ * The team cache as the resolver sees it. `consume` runs on a local miss,
+ * before any worker, and resolves within its own bounded wait: what it returns
+ * has already been re-validated on the local bytes and stored as locally
+ * certified, so the next cache plan serves it like any certified evidence.
+ * `publish` returns at once; publishing happens after the answer.
+ */
+export interface TeamLink {
+  consume(need: CompiledNeed, signal: AbortSignal): Promise<readonly Digest[]>;
+  publish(need: CompiledNeed, certificateIds: Iterable<Digest>): void;
+  /** A need was answered with zero workers from evidence imported for it. */
+  noteHit(): void;
 }
 
 /** Lazily computed, at most once per resolution pass. */
@@ -172,6 +188,19 @@ export function createEngine(deps: EngineDeps): Engine {
     let plan = planFromCache(initial, need);
     const requiredDone = () => (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
     if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);
+    // A local miss: before any worker runs, evidence the team already certified,
+    // re-validated here on the local bytes (src/team/revalidate.ts).
+    if (deps.team) {
+      const imported = new Set<string>(await deps.team.consume(need, opts.signal));
+      if (imported.size > 0) {
+        plan = planFromCache(contextFor(noIssued), need);
+        if (plan.contradiction || requiredDone()) {
+          const result = finish(need, plan, noIssued, null, opts, started);
+          if (result.cacheHit && plan.units.some((u) => imported.has(u.certificate.certificateId))) deps.team.noteHit();
+          return result;
+        }
+      }
+    }
     // What the free workers already could not do on these bytes is not redone: when
     // certified negative outcomes stand in for every worker that would run, no worker runs.
     const reused = reuseNegatives(initial, need, plan, deps.explorers, opts);
@@ -201,7 +230,12 @@ export function createEngine(deps: EngineDeps): Engine {
         });
         return { ladder, after: planFromCache(contextFor(ladder.issued), need) };
       });
-      if (flight.led) return finish(need, flight.value.after, flight.value.ladder.issued, flight.value.ladder, opts, started);
+      if (flight.led) {
+        const result = finish(need, flight.value.after, flight.value.ladder.issued, flight.value.ladder, opts, started);
+        // Off the answer's path: the team cache client publishes after this returns.
+        if (flight.value.ladder.issued.size > 0) deps.team?.publish(need, [...flight.value.ladder.issued] as Digest[]);
+        return result;
+      }
       const ctx = contextFor(noIssued);
       plan = planFromCache(ctx, need);
       if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);

@@ -9,6 +9,7 @@ import { openDataDir } from '../../store/datadir.js';
 import type { Db } from '../../store/db.js';
 import { sufficiencyUsing } from '../../store/evidence/accounting.js';
 import { getCertificate, invalidate, listCertificates, loadClaims, type CertificateRow } from '../../store/evidence/certificates.js';
+import { importOf } from '../../store/team.js';
 import { validatorDefinition } from '../../validate/certificate.js';
 import { parseCommandArgs, resolveDataDir, safeEcho, stringOption, type OptionSpec } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
@@ -111,6 +112,8 @@ sufficiency certificates that served it still replay (no model is run).
         status: status(c, checker),
         invalidated_reason: c.invalidatedReason,
         issued: time(c.issuedUnixMs),
+        // Imported from a team cache after local re-validation: where from (URL masked) and who published it.
+        origin: ((o) => (o ? { team_cache: o.origin, publisher: o.publisher, imported: time(o.importedUnixMs) } : 'local'))(importOf(db, c.certificateId)),
         payload: c.payload,
         dependencies: c.dependencies.map((d) => ({
           path: d.path,
@@ -134,6 +137,7 @@ sufficiency certificates that served it still replay (no model is run).
       `artifact    ${shown.artifact_id}`,
       `evidence    ${shown.predicate} for ${shown.subject} (${Object.values(shown.facets).join(', ')})`,
       `scope       ${shown.scope}, issued ${shown.issued}`,
+      `origin      ${typeof shown.origin === 'string' ? shown.origin : `team cache ${shown.origin.team_cache} (published by ${shown.origin.publisher}), imported ${shown.origin.imported} after local re-validation`}`,
       `status      ${shown.status}${shown.invalidated_reason ? ` (${shown.invalidated_reason})` : ''}`,
       'dependencies:',
       ...shown.dependencies.map((d) => `  ${d.state.padEnd(9)} ${d.path}`),

@@ -12,7 +12,7 @@ import { openDataDir } from '../../store/datadir.js';
 import { getActiveProfile } from '../../store/profiles.js';
 import { checkProfileId, parseCommandArgs, resolveDataDir, safeEcho, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
-import { createSessionEngine } from '../engine.js';
+import { createSessionEngine, openTeamCache } from '../engine.js';
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got \`${safeEcho(value)}\``);
@@ -49,6 +49,7 @@ export const contextCommand: CliCommand = {
   summary: 'resolve a need from the shell and print the FrontierView (or --json)',
   help: `Usage: needle context --route R --subject kind:name [--require P]... [--prefer P]...
                       [--task T] [--json] [--cache-only] [--repository R] [--data-dir D] [--role-profile ID]
+                      [--team-cache URL]
 
 Resolves one typed need exactly as the need_context MCP tool does: certified
 evidence from the cache when its proof holds, otherwise the explorer ladder
@@ -66,6 +67,7 @@ Options:
   --repository R     repository (default: the current directory's work tree)
   --data-dir D       data directory
   --role-profile ID  role profile (default ${BUILTIN_PROFILE_ID})
+  --team-cache URL   PostgreSQL team cache (default: $NEEDLE_TEAM_CACHE); password from PGPASSWORD or ~/.pgpass
 `,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
@@ -79,6 +81,7 @@ Options:
       repository: { type: 'string' },
       'data-dir': { type: 'string' },
       'role-profile': { type: 'string' },
+      'team-cache': { type: 'string' },
     });
     const routeText = stringOption(values, 'route');
     const subjectText = stringOption(values, 'subject');
@@ -107,7 +110,9 @@ Options:
       if (data.created) io.stderr.write(`initialized ${data.dataDir} with defaults\n`);
       const profile = getActiveProfile(data.db, profileId);
       if (!profile) throw new UsageError(`no role profile ${profileId} (see needle profile list)`);
-      const engine = createSessionEngine({ db: data.db, dataDir: data.dataDir, repositoryRoot: root, profile: profile.document, env: io.env });
+      const base = { db: data.db, dataDir: data.dataDir, repositoryRoot: root, profile: profile.document, env: io.env };
+      const team = openTeamCache(stringOption(values, 'team-cache'), base, (line) => io.stderr.write(`needle: ${line}\n`), (m) => new UsageError(m));
+      const engine = createSessionEngine({ ...base, team });
       const abort = new AbortController();
       const onSigint = () => abort.abort(new Error('cancelled'));
       process.once('SIGINT', onSigint);
@@ -123,6 +128,8 @@ Options:
         process.off('SIGINT', onSigint);
       }
       io.stdout.write(values.json ? `${JSON.stringify(projectNeedResult(need, { ordinal: 1, relation: 'independent' }, result), null, 2)}\n` : human(need, result));
+      // The answer is out; publications it queued finish (bounded) before the store closes.
+      await team?.close();
       return 0;
     } finally {
       data.db.close();

@@ -7,6 +7,8 @@ import { dbFileOf, isInitialized } from '../../store/datadir.js';
 import { openDb } from '../../store/db.js';
 import { getActiveProfile, listProfiles } from '../../store/profiles.js';
 import { enabledRoutes } from '../../store/settings.js';
+import { probeTeamCache } from '../../team/admin.js';
+import { TeamCacheConfigError, teamCacheFrom } from '../../team/config.js';
 import { detectSandbox } from '../../workers/sandbox.js';
 import { checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import type { CliCommand, CliIO } from '../command.js';
@@ -100,6 +102,29 @@ function gitChecks(repository: string): Check[] {
   return checks;
 }
 
+/** Reachability, schema version and latency of the team cache, when one is configured. */
+async function teamChecks(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  let config;
+  try {
+    config = teamCacheFrom(flag, env);
+  } catch (e) {
+    if (e instanceof TeamCacheConfigError) return [{ area: 'team cache', level: 'fail', detail: e.message }];
+    throw e;
+  }
+  if (config === null) return [{ area: 'team cache', level: 'ok', detail: 'not configured (local only)' }];
+  const probe = await probeTeamCache(config, env);
+  if (!probe.reachable) return [{ area: 'team cache', level: 'fail', detail: probe.problem ?? `${config.masked} is unreachable` }];
+  const latency = `${probe.latencyMs!.toFixed(1)} ms round trip`;
+  const schema = probe.problem === null ? `schema version ${probe.version}` : probe.problem;
+  return [
+    {
+      area: 'team cache',
+      level: probe.problem === null ? (probe.latencyMs! > config.waitMs ? 'warn' : 'ok') : 'fail',
+      detail: `${config.masked} reachable, ${latency} (wait per need ${config.waitMs} ms), ${schema}`,
+    },
+  ];
+}
+
 function print(io: CliIO, checks: readonly Check[], json: boolean): void {
   if (json) {
     io.stdout.write(`${JSON.stringify({ checks }, null, 2)}\n`);
@@ -112,12 +137,13 @@ function print(io: CliIO, checks: readonly Check[], json: boolean): void {
 export const doctorCommand: CliCommand = {
   path: ['doctor'],
   summary: 'check the database, git, the sandbox and the configured workers',
-  help: `Usage: needle doctor [--data-dir D] [--repository R] [--role-profile ID] [--json]
+  help: `Usage: needle doctor [--data-dir D] [--repository R] [--role-profile ID] [--team-cache URL] [--json]
 
 Reports, one line each: the database (opened and migrated, never created),
 the enabled routes, git and the repository, bubblewrap sandbox availability,
-and the workers of the role profile (default: ${BUILTIN_PROFILE_ID}). Exits 1 when a
-check fails.
+the workers of the role profile (default: ${BUILTIN_PROFILE_ID}), and the team cache
+(--team-cache or $NEEDLE_TEAM_CACHE: reachability, schema version, latency;
+the URL is shown with its password masked). Exits 1 when a check fails.
 `,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
@@ -125,6 +151,7 @@ check fails.
       repository: { type: 'string' },
       'role-profile': { type: 'string' },
       json: { type: 'boolean' },
+      'team-cache': { type: 'string' },
     });
     const profileId = checkProfileId(stringOption(values, 'role-profile') ?? BUILTIN_PROFILE_ID);
     const dataDir = resolveDataDir(stringOption(values, 'data-dir'), io.env, io.cwd);
@@ -134,6 +161,7 @@ check fails.
       ...storeChecks(dataDir, profileId, io.env),
       ...gitChecks(repository),
       { area: 'sandbox', level: sandbox.active ? 'ok' : 'warn', detail: sandbox.reason } satisfies Check,
+      ...(await teamChecks(stringOption(values, 'team-cache'), io.env)),
     ];
     print(io, checks, values.json === true);
     return checks.some((c) => c.level === 'fail') ? 1 : 0;

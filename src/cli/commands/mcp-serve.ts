@@ -6,7 +6,7 @@ import { McpSession } from '../../mcp/session.js';
 import { serveStdio } from '../../mcp/stdio.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
-import { createSessionChangeTools, createSessionEngine, startupRecovery } from '../engine.js';
+import { createSessionChangeTools, createSessionEngine, openTeamCache, startupRecovery } from '../engine.js';
 
 const DEFAULT_MAIN_MODEL = 'unknown';
 
@@ -14,6 +14,7 @@ export const mcpServeCommand: CliCommand = {
   path: ['mcp', 'serve'],
   summary: 'run the MCP stdio server for one repository',
   help: `Usage: needle mcp serve --role-profile ID [--data-dir D] [--repository R] [--main-model M] [--cache-only]
+                        [--team-cache URL]
 
 Serves need_context (and, when the role profile has an implementer and a
 verifier, prepare_change and verify_change) over newline-delimited JSON-RPC on
@@ -27,6 +28,8 @@ Options:
   --repository R     repository (default: the current directory); must be in a git work tree
   --main-model M     the main model's name, recorded with the session (default: ${DEFAULT_MAIN_MODEL})
   --cache-only       serve certified evidence only: no workers, no change tools
+  --team-cache URL   share certified evidence through PostgreSQL (default: $NEEDLE_TEAM_CACHE);
+                     postgres://user@host:5432/db, password from PGPASSWORD or ~/.pgpass
 `,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
@@ -35,6 +38,7 @@ Options:
       repository: { type: 'string' },
       'main-model': { type: 'string' },
       'cache-only': { type: 'boolean' },
+      'team-cache': { type: 'string' },
     });
     const profileFlag = stringOption(values, 'role-profile');
     if (profileFlag === undefined) throw new UsageError('missing --role-profile (try --role-profile local)');
@@ -76,10 +80,16 @@ Options:
         throw e;
       }
       for (const note of startupRecovery(db, dataDir, frozen.repositoryRoot)) log(note);
-      const parts = { db, dataDir, repositoryRoot: frozen.repositoryRoot, profile: frozen.profile, env: io.env };
+      const base = { db, dataDir, repositoryRoot: frozen.repositoryRoot, profile: frozen.profile, env: io.env };
+      const team = openTeamCache(stringOption(values, 'team-cache'), base, log, (m) => new UsageError(m));
+      const parts = { ...base, team };
       const changeTools = createSessionChangeTools(parts);
       const session = new McpSession({ frozen, db, engine: createSessionEngine(parts), log, ...(changeTools ? { changeTools } : {}) });
-      await serveStdio(session, { input: io.stdin, output: io.stdout, log });
+      try {
+        await serveStdio(session, { input: io.stdin, output: io.stdout, log });
+      } finally {
+        await team?.close();
+      }
       return 0;
     } finally {
       db.close();

@@ -12,6 +12,7 @@ import { stableStringify } from '../core/schema.js';
 import type { Predicate } from '../core/semantic.js';
 import type { CoveredEvidence, Worker } from '../core/worker.js';
 import { captureSnapshot } from '../repo/snapshot.js';
+import { deferWrite } from '../store/bookkeeping.js';
 import type { Db } from '../store/db.js';
 import { recordResolution, storeSufficiency } from '../store/evidence/accounting.js';
 import { splitLines } from '../validate/snapshot-reader.js';
@@ -137,11 +138,13 @@ export function createEngine(deps: EngineDeps): Engine {
       resultDigest: canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish(),
       verdict: outcome.verdict,
     };
-    // Each commit is an fsync: the answer's rows and the caller's go in one.
-    deps.db.transaction(() => {
-      if (sufficiency) storeSufficiency(deps.db, { ...sufficiency, kind }, nowMs);
+    // Bookkeeping, not certification: committed in the group commit after the
+    // reply is written (store/bookkeeping.ts), never on the answer's path.
+    const db = deps.db;
+    deferWrite(db, () => {
+      if (sufficiency) storeSufficiency(db, { ...sufficiency, kind }, nowMs);
       recordResolution(
-        deps.db,
+        db,
         {
           needId: need.id,
           requestDigest: need.requestDigest,
@@ -160,8 +163,7 @@ export function createEngine(deps: EngineDeps): Engine {
         },
         nowMs,
       );
-      opts.commit?.(result);
-    })();
+    });
     return result;
   }
 

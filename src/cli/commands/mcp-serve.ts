@@ -7,6 +7,7 @@ import { serveStdio } from '../../mcp/stdio.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { createSessionChangeTools, createSessionEngine, startupRecovery } from '../engine.js';
+import { flushBookkeeping } from '../../store/bookkeeping.js';
 
 const DEFAULT_MAIN_MODEL = 'unknown';
 
@@ -82,6 +83,7 @@ Options:
       await serveStdio(session, { input: io.stdin, output: io.stdout, log });
       return 0;
     } finally {
+      flushBookkeeping(db);
       db.close();
     }
   },

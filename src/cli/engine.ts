@@ -10,6 +10,7 @@ import type { CertifiedContextSource } from '../changes/deps.js';
 import { ChangeError, oneLine } from '../changes/model.js';
 import { createChangeTools, type ChangeTools } from '../changes/tools.js';
 import { sweepOrphanRuns } from '../repo/checkout.js';
+import type { WorktreeState } from '../repo/worktree-watch.js';
 import { CertifiedEvidenceError, loadCertifiedEvidence } from '../resolve/certified-context.js';
 import { createEngine } from '../resolve/engine.js';
 import type { Db } from '../store/db.js';
@@ -22,6 +23,8 @@ export interface SessionParts {
   readonly repositoryRoot: string;
   readonly profile: RoleProfile;
   readonly env: NodeJS.ProcessEnv;
+  /** A long-lived server's watched worktree (snapshot digests without git on hits). */
+  readonly worktree?: WorktreeState;
 }
 
 let sandboxInfo: SandboxInfo | null = null;
@@ -32,7 +35,7 @@ function sandbox(): SandboxInfo {
 
 export function createSessionEngine(p: SessionParts): Engine {
   const explorers = buildExplorers(p.profile, { dataDir: p.dataDir, db: p.db, sandbox: sandbox(), env: p.env });
-  return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile });
+  return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.worktree ? { worktree: p.worktree } : {}) });
 }
 
 /** Certified artifact and claim ids for prepare_change; an id that cannot be served is invalid input (-32602). */

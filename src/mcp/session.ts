@@ -10,7 +10,7 @@ import { compileNeed, NeedCompileError, type CompiledNeed } from '../core/need.j
 import type { Relation } from '../core/relation.js';
 import type { Engine, EngineResult } from '../core/resolution.js';
 import { SchemaError, stableStringify, type Schema } from '../core/schema.js';
-import { deferWrite, onBookkeepingError } from '../store/bookkeeping.js';
+import { deferWrite, holdBookkeeping, onBookkeepingError } from '../store/bookkeeping.js';
 import type { Db } from '../store/db.js';
 import { insertSession, setSessionProtocol } from '../store/sessions.js';
 import { addStepEvent, beginStep, finishStep, type StepOutcome } from '../store/steps.js';
@@ -127,7 +127,27 @@ export class McpSession implements ToolHost {
       call = this.envelope(params);
       if (call.name === 'need_context') {
         const need = this.parseNeed(call.args);
-        return await this.needContext(call.args, need, ctx);
+        // The group commit of this call's rows waits until its answer is written.
+        const release = holdBookkeeping(this.db);
+        let outcome: CallOutcome;
+        try {
+          outcome = await this.needContext(call.args, need, ctx);
+        } catch (e) {
+          release();
+          throw e;
+        }
+        if (outcome.kind !== 'result') {
+          release();
+          return outcome;
+        }
+        const delivered = outcome.delivered;
+        return {
+          ...outcome,
+          delivered: () => {
+            delivered?.();
+            release();
+          },
+        };
       }
       return await this.changeCall(call.name, call.args, ctx);
     } catch (e) {

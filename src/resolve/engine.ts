@@ -12,7 +12,8 @@ import { stableStringify } from '../core/schema.js';
 import type { Predicate } from '../core/semantic.js';
 import type { CoveredEvidence, Worker } from '../core/worker.js';
 import { captureSnapshot } from '../repo/snapshot.js';
-import { deferWrite } from '../store/bookkeeping.js';
+import type { WorktreeState } from '../repo/worktree-watch.js';
+import { deferWrite, flushBookkeeping } from '../store/bookkeeping.js';
 import type { Db } from '../store/db.js';
 import { recordResolution, storeSufficiency } from '../store/evidence/accounting.js';
 import { splitLines } from '../validate/snapshot-reader.js';
@@ -33,6 +34,8 @@ export interface EngineDeps {
   readonly now?: () => number;
   /** FrontierView budget in tokens (default RESOLVER.defaultTokenBudget). */
   readonly tokenBudget?: number;
+  /** A watched worktree (long-lived servers): the snapshot digest without running git. */
+  readonly worktree?: WorktreeState;
 }
 
 /** Lazily computed, at most once per resolution pass. */
@@ -65,7 +68,8 @@ export function createEngine(deps: EngineDeps): Engine {
   const contextFor = (issuedNow: ReadonlySet<string>): CacheContext => ({
     db: deps.db,
     freshness,
-    snapshotDigest: memo(() => captureSnapshot(deps.repoRoot).sourceDigest),
+    snapshotDigest: memo(() => deps.worktree?.current() ?? captureSnapshot(deps.repoRoot).sourceDigest),
+    ...(deps.worktree ? { worktree: deps.worktree } : {}),
     authority,
     issuedNow,
   });
@@ -174,11 +178,17 @@ export function createEngine(deps: EngineDeps): Engine {
     let plan = planFromCache(initial, need);
     const requiredDone = () => (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
     if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);
+    // A watched worktree knows its snapshot without git, once the loop has
+    // delivered every change made before this request (repo/worktree-watch.ts).
+    if (deps.worktree) await new Promise((settle) => setImmediate(settle));
     // What the free workers already could not do on these bytes is not redone: when
     // certified negative outcomes stand in for every worker that would run, no worker runs.
     const reused = reuseNegatives(initial, need, plan, deps.explorers, opts);
     if (reused) return finish(need, plan, noIssued, reused, opts, started);
     if (opts.cacheOnly || deps.explorers.length === 0) return finish(need, plan, noIssued, null, opts, started);
+    // Workers take a while: the caller's queued step rows are committed now, so
+    // a crash while they run leaves the unfinished step visible.
+    flushBookkeeping(deps.db);
 
     const flightKey = canonical('single-flight').text(deps.repoRoot).digest(need.id).finish();
     // A follower re-reads what the leader certified; if the leader produced

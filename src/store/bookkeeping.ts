@@ -19,6 +19,8 @@ type Write = () => void;
 interface Queue {
   readonly writes: Write[];
   scheduled: boolean;
+  /** While > 0, the scheduled group commit waits (a call whose answer is not written yet). */
+  holds: number;
   /** Called with the error when a group could not be committed (its rows are lost). */
   onError: (e: unknown) => void;
 }
@@ -28,7 +30,7 @@ const queues = new WeakMap<Db, Queue>();
 function queueOf(db: Db): Queue {
   let q = queues.get(db);
   if (!q) {
-    q = { writes: [], scheduled: false, onError: () => {} };
+    q = { writes: [], scheduled: false, holds: 0, onError: () => {} };
     queues.set(db, q);
   }
   return q;
@@ -50,7 +52,34 @@ export function deferWrite(db: Db, write: Write): void {
   q.scheduled = true;
   // setImmediate runs after the current I/O callbacks: a reply written in this
   // turn of the loop is on the pipe before the group commits.
-  setImmediate(() => flushBookkeeping(db));
+  setImmediate(() => scheduledFlush(db));
+}
+
+function scheduledFlush(db: Db): void {
+  const q = queueOf(db);
+  q.scheduled = false;
+  if (q.holds === 0) flushBookkeeping(db);
+}
+
+/**
+ * Keeps the scheduled group commit back until the returned release is called
+ * (once the answer is written), even across turns of the event loop; an
+ * explicit flushBookkeeping() — the engine's, before a worker starts — still
+ * commits.
+ */
+export function holdBookkeeping(db: Db): () => void {
+  const q = queueOf(db);
+  q.holds++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    q.holds--;
+    if (q.holds === 0 && q.writes.length > 0 && !q.scheduled) {
+      q.scheduled = true;
+      setImmediate(() => scheduledFlush(db));
+    }
+  };
 }
 
 /** Number of queued writes (tests and shutdown). */
@@ -61,12 +90,10 @@ export function pendingBookkeeping(db: Db): number {
 /** Commits every queued write now, in one transaction under synchronous=NORMAL. */
 export function flushBookkeeping(db: Db): void {
   const q = queues.get(db);
-  if (!q) return;
-  q.scheduled = false;
-  if (q.writes.length === 0 || !db.open) return;
+  if (!q || q.writes.length === 0 || !db.open) return;
   if (db.inTransaction) {
     q.scheduled = true;
-    setImmediate(() => flushBookkeeping(db));
+    setImmediate(() => scheduledFlush(db));
     return;
   }
   const writes = q.writes.splice(0);

@@ -4,6 +4,7 @@ import { openDataDir } from '../../store/datadir.js';
 import { FreezeError, freezeRepository, freezeSession, type FrozenRepository } from '../../mcp/freeze.js';
 import { McpSession } from '../../mcp/session.js';
 import { serveStdio } from '../../mcp/stdio.js';
+import { WorktreeWatch } from '../../repo/worktree-watch.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { createSessionChangeTools, createSessionEngine, startupRecovery } from '../engine.js';
@@ -59,6 +60,7 @@ Options:
       throw e;
     }
     const { db } = opened;
+    let worktree: WorktreeWatch | undefined;
     try {
       if (opened.created) log(`initialized new data directory ${dataDir} with defaults (role profile local)`);
       let frozen;
@@ -77,12 +79,15 @@ Options:
         throw e;
       }
       for (const note of startupRecovery(db, dataDir, frozen.repositoryRoot)) log(note);
-      const parts = { db, dataDir, repositoryRoot: frozen.repositoryRoot, profile: frozen.profile, env: io.env };
+      // Watches the worktree in the background so that no hit runs git (repo/worktree-watch.ts).
+      worktree = new WorktreeWatch(frozen.repositoryRoot, log).start();
+      const parts = { db, dataDir, repositoryRoot: frozen.repositoryRoot, profile: frozen.profile, env: io.env, worktree };
       const changeTools = createSessionChangeTools(parts);
       const session = new McpSession({ frozen, db, engine: createSessionEngine(parts), log, ...(changeTools ? { changeTools } : {}) });
       await serveStdio(session, { input: io.stdin, output: io.stdout, log });
       return 0;
     } finally {
+      worktree?.close();
       flushBookkeeping(db);
       db.close();
     }

@@ -38,6 +38,9 @@ export interface EngineDeps {
   readonly worktree?: WorktreeState;
 }
 
+/** Rendered views kept per engine (a few KiB each). */
+const VIEW_MEMO_ENTRIES = 256;
+
 /** Lazily computed, at most once per resolution pass. */
 function memo<T>(f: () => T): () => T {
   let value: { v: T } | null = null;
@@ -90,18 +93,26 @@ export function createEngine(deps: EngineDeps): Engine {
         return null;
       }
     };
-    return (path: string, start: number, end: number) => {
+    const read = (path: string, start: number, end: number) => {
       if (!files.has(path)) files.set(path, linesOf(path));
       return files.get(path)?.slice(start - 1, end) ?? null;
     };
+    /** Whether some cited file no longer had its certified bytes (such a view is not remembered). */
+    const missed = () => [...files.values()].some((l) => l === null);
+    return { read, missed };
   };
 
-  function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {
-    const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask && plan.units.length > 0;
-    const sufficiency = requiredDone && !need.residual && !plan.contradiction ? buildSufficiency(need, plan) : null;
-    const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId: sufficiency?.id ?? null });
-    const kind = outcome.resolution.kind;
+  const views = new Map<string, { readonly context: string; readonly resultDigest: Digest }>();
+  const remember = (key: string, view: { readonly context: string; readonly resultDigest: Digest; readonly reusable: boolean }) => {
+    if (!view.reusable) return view;
+    if (views.size >= VIEW_MEMO_ENTRIES) views.delete(views.keys().next().value!);
+    views.set(key, view);
+    return view;
+  };
+
+  function render(need: CompiledNeed, outcome: ReturnType<typeof decideOutcome>, kind: EngineResult['resolution']['kind']) {
     let context = '';
+    const excerpts = excerptReader(servedDigests(outcome.served));
     if (!UNSAFE_KINDS.has(kind)) {
       context =
         outcome.served.length > 0
@@ -113,11 +124,39 @@ export function createEngine(deps: EngineDeps): Engine {
               missing: outcome.missing,
               entries: viewEntries(outcome.served),
               residual: need.residual?.anchors ?? [],
-              excerpt: excerptReader(servedDigests(outcome.served)),
+              excerpt: excerpts.read,
               tokenBudget: deps.tokenBudget,
             }).text
           : `Needle bypassed this request: ${'reason' in outcome.resolution ? outcome.resolution.reason : kind}.`;
     }
+    return {
+      context,
+      resultDigest: canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish(),
+      reusable: !excerpts.missed(),
+    };
+  }
+
+  function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {
+    const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask && plan.units.length > 0;
+    const sufficiency = requiredDone && !need.residual && !plan.contradiction ? buildSufficiency(need, plan) : null;
+    const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId: sufficiency?.id ?? null });
+    const kind = outcome.resolution.kind;
+    // The rendered view is a function of its inputs: the served units (their
+    // certified bytes, just proved unchanged), the outcome and the budget. A
+    // repeat with the same inputs reuses it and reads no file.
+    const viewKey = stableStringify([
+      need.route,
+      need.subject.kind,
+      need.subject.name,
+      outcome.resolution,
+      outcome.satisfied,
+      outcome.missing,
+      outcome.served.map((u) => [u.unit, u.certificate.certificateId, u.claims.map((c) => c.claimId)]),
+      need.residual?.anchors ?? [],
+      deps.tokenBudget ?? null,
+    ]);
+    const rendered = views.get(viewKey) ?? remember(viewKey, render(need, outcome, kind));
+    const { context, resultDigest } = rendered;
     const workersRun = ladder?.workersRun ?? 0;
     const nowMs = now();
     // A verdict served from certified negative outcomes, with no worker, is a cache hit too.
@@ -139,7 +178,7 @@ export function createEngine(deps: EngineDeps): Engine {
       modelWorkersStarted: ladder?.modelWorkersStarted ?? 0,
       reuseUnit: outcome.reuseUnit,
       claimIds: outcome.claimIds,
-      resultDigest: canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish(),
+      resultDigest,
       verdict: outcome.verdict,
     };
     // Bookkeeping, not certification: committed in the group commit after the

@@ -135,7 +135,7 @@ async function main(argv: string[]): Promise<number> {
       '',
       scalingLine(stdio),
       '',
-      '**Server start**: from spawning \`needle mcp serve\` to the \`initialize\` answer, and to the first need_context answer (cold: fresh data directory, the static worker runs; warm: the connections after the first, a certified hit).',
+      '**Server start**: from spawning `needle mcp serve` to the `initialize` answer, and to the first need_context answer (cold: fresh data directory, the static worker runs; warm: the connections after the first, a certified hit).',
       '',
       startTable(stdio),
       '',

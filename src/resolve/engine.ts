@@ -211,15 +211,15 @@ export function createEngine(deps: EngineDeps): Engine {
   }
 
   async function resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {
+    // A watched worktree knows its snapshot without git, once the loop has
+    // delivered every change made before this request (repo/worktree-watch.ts).
+    if (deps.worktree) await new Promise((settle) => setImmediate(settle));
     const started = now();
     const noIssued = new Set<string>();
     const initial = contextFor(noIssued);
     let plan = planFromCache(initial, need);
     const requiredDone = () => (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
     if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);
-    // A watched worktree knows its snapshot without git, once the loop has
-    // delivered every change made before this request (repo/worktree-watch.ts).
-    if (deps.worktree) await new Promise((settle) => setImmediate(settle));
     // What the free workers already could not do on these bytes is not redone: when
     // certified negative outcomes stand in for every worker that would run, no worker runs.
     const reused = reuseNegatives(initial, need, plan, deps.explorers, opts);

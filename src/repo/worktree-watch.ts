@@ -88,9 +88,16 @@ export class WorktreeWatch implements WorktreeState {
     this.timer.unref();
   }
 
-  private changed(kind: string): void {
+  /**
+   * Any event withholds the digest. The set of watched directories is redone
+   * when entries were created, removed or renamed, when an ignore file
+   * changed, and on any change in the git directory or the global excludes
+   * file's directory (the index decides what is tracked, and a tracked file
+   * inside an ignored directory is visible to git grep).
+   */
+  private changed(kind: string, name: string | Buffer | null, structural: boolean): void {
     this.generation++;
-    if (kind === 'rename') this.walkNeeded = true;
+    if (kind === 'rename' || structural || name === null || String(name) === '.gitignore') this.walkNeeded = true;
     this.schedule(WATCH.settleMs);
   }
 
@@ -151,7 +158,7 @@ export class WorktreeWatch implements WorktreeState {
     this.verified = null;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
-    for (const dir of await this.gitDirectories()) this.arm(dir);
+    for (const dir of await this.gitDirectories()) this.arm(dir, true);
     const listing = await gitBytesAsync(this.root, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']);
     const ignored = new Set(
       splitNul(listing)
@@ -162,7 +169,7 @@ export class WorktreeWatch implements WorktreeState {
       if (this.stopped) return;
       if (this.watchers.size >= WATCH.maxDirectories) throw new Error(`more than ${WATCH.maxDirectories} directories`);
       const abs = rel === '' ? this.root : join(this.root, rel);
-      this.arm(abs);
+      this.arm(abs, false);
       for (const e of await readdir(abs, { withFileTypes: true })) {
         if (!e.isDirectory() || e.name === '.git') continue;
         const child = rel === '' ? e.name : `${rel}/${e.name}`;
@@ -174,9 +181,9 @@ export class WorktreeWatch implements WorktreeState {
     await walk('');
   }
 
-  private arm(dir: string): void {
+  private arm(dir: string, structural: boolean): void {
     if (this.watchers.has(dir)) return;
-    const w = watch(dir, { persistent: false }, (kind) => this.changed(kind));
+    const w = watch(dir, { persistent: false }, (kind, name) => this.changed(kind, name, structural));
     w.on('error', (e) => this.fail(`${dir}: ${e.message}`));
     this.watchers.set(dir, w);
   }

@@ -30,12 +30,18 @@ export class LineChannel {
   private buffer = '';
   private pending: Pending | null = null;
   private stderrTail = '';
+  private stderrWaiters: (() => void)[] = [];
   private exited = false;
+  /** When the process was spawned (performance.now()). */
+  readonly spawnedAt = performance.now();
 
   constructor(argv: readonly string[]) {
     this.child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.onData(chunk));
-    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderrTail = (this.stderrTail + chunk).slice(-2_000)));
+    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-2_000);
+      this.stderrWaiters.splice(0).forEach((w) => w());
+    });
     this.child.on('exit', (code) => {
       this.exited = true;
       this.fail(new Error(`process exited (${code ?? 'signal'}) before replying: ${this.lastStderrLine()}`));
@@ -76,6 +82,23 @@ export class LineChannel {
       clearTimeout(p.timer);
       p.resolve({ reply: message, ms: read - p.started });
     }
+  }
+
+  /** Resolves once stderr (its last 2 000 characters) matches `pattern`; rejects after `timeoutMs`. */
+  waitForStderr(pattern: RegExp, timeoutMs = REPLY_TIMEOUT_MS): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stderr never matched ${String(pattern)}: ${this.lastStderrLine()}`)), timeoutMs);
+      const check = (): void => {
+        if (pattern.test(this.stderrTail)) {
+          clearTimeout(timer);
+          resolve();
+        } else if (this.exited) {
+          clearTimeout(timer);
+          reject(new Error(`process exited: ${this.lastStderrLine()}`));
+        } else this.stderrWaiters.push(check);
+      };
+      check();
+    });
   }
 
   /** Writes one notification; nothing is awaited. */

@@ -13,7 +13,7 @@ import { LEDGER, RESOLVER } from '../../src/core/limits.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
-import { engineTable, ms, repoLabel, stdioTable, type EngineRow, type StdioRow } from './report.js';
+import { engineTable, ms, repoLabel, scalingLine, startTable, stdioTable, type EngineRow, type StdioRow } from './report.js';
 import { writeEvidenceSection } from './readme-section.js';
 import { measureStdio } from './stdio.js';
 
@@ -59,16 +59,22 @@ function repositoryScratch(): string {
 
 const progress = (line: string): void => void process.stderr.write(`bench: [${((performance.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
 
-async function stdioRow(repo: GeneratedRepository, scratch: string, plan: Plan): Promise<StdioRow> {
-  const need = `${STDIO_ROUTE} ${GENERATED_SUBJECT.kind}:${GENERATED_SUBJECT.name}`;
+/** A partial need on the generated repository: a filler function is located, but no test exercises it. */
+const PARTIAL = { route: 'locate.implementation' as RouteId, subject: { kind: 'symbol', name: 'weigh7' } as BenchSubject, required: [{ kind: 'focused_tests' }] };
+
+async function stdioRow(repo: GeneratedRepository, scratch: string, plan: Plan, partial = false): Promise<StdioRow> {
+  const route = partial ? PARTIAL.route : STDIO_ROUTE;
+  const subject = partial ? PARTIAL.subject : GENERATED_SUBJECT;
+  const need = `${route} ${subject.kind}:${subject.name}${partial ? ' + required focused_tests (none exists: partial)' : ''}`;
   try {
     const result = await measureStdio({
       cliPath: join(root, 'dist/src/cli/main.js'),
       echoPath: join(root, 'dist/bench/echo.js'),
       root: repo.root,
       dataDir: mkdtempSync(join(scratch, 'stdio-data-')),
-      route: STDIO_ROUTE,
-      subject: GENERATED_SUBJECT,
+      route,
+      subject,
+      ...(partial ? { required: PARTIAL.required } : {}),
       samples: plan.stdioSamples,
     });
     return { repository: repoLabel(repo), need, result };
@@ -111,6 +117,8 @@ async function main(argv: string[]): Promise<number> {
       engine.push(await engineRow(repoLabel(repo), repo.root, GENERATED_SUBJECT, scratch, coldRepeats, plan));
       progress(`stdio round trips on ${files} files`);
       stdio.push(await stdioRow(repo, scratch, plan));
+      progress(`stdio partial hits on ${files} files`);
+      stdio.push(await stdioRow(repo, scratch, plan, true));
     }
     progress('in-process resolutions on this repository');
     engine.push(await engineRow('this repository (worktree)', root, SELF_SUBJECT, scratch, plan.selfColdRepeats, plan));
@@ -121,9 +129,15 @@ async function main(argv: string[]): Promise<number> {
     const report = [
       `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules (${generated}; repositories under \`${dirname(repoScratch)}\`, data directories under \`${tmpdir()}\`).`,
       '',
-      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read; the hits that were the first need of a newly spawned server (cold JIT and stat cache, what a session pays for its first need) are also summarized on their own. The floor is the same request line through a bare echo process in the same run.`,
+      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read, once the server's worktree watch has reported the snapshot it knows (stderr). The first need of each newly spawned server is not a warm hit and is reported under *Server start*. The floor is the same request line through a bare echo process in the same run. A partial need asks for an obligation the static worker cannot satisfy, so its repeat is served from the certified negative outcome.`,
       '',
       stdioTable(stdio),
+      '',
+      scalingLine(stdio),
+      '',
+      '**Server start**: from spawning `needle mcp serve` to the `initialize` answer, and to the first need_context answer (cold: fresh data directory, the static worker runs; warm: the connections after the first, a certified hit).',
+      '',
+      startTable(stdio),
       '',
       `**In process** (\`createEngine\` + static worker): the first resolution on a fresh data directory, \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository, then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / ${RESOLVER.bytesPerToken} of the first resolution. Loading the tree-sitter grammars (${grammarMs === null ? 'not measured' : ms(grammarMs)}, once per process) and one untimed warm-up resolution precede the measurements.`,
       '',

@@ -19,29 +19,68 @@ export interface StdioRow {
   readonly result: StdioMeasurement | { readonly error: string };
 }
 
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
+
 export function stdioTable(rows: readonly StdioRow[]): string {
   const lines = [
-    '| repository | need | first call (cache cold) | warm hit p50 | warm hit p95 | n (connections) | first need of a new server p50 (n) | echo floor p50 | echo floor p95 |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| repository | need | first call (cache cold) | warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95 |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     const r = row.result;
     if ('error' in r) {
-      lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | | |`);
+      lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | | | |`);
       continue;
     }
-    const hits =
+    const echo = [ms(r.echo.p50), ms(r.echo.p95)];
+    const cells =
       'notHit' in r.hits
-        ? [`not a hit: ${r.hits.notHit}`, '', '', '']
+        ? [`not a hit: ${r.hits.notHit}`, '', '', ...echo, '', '']
         : [
             ms(r.hits.summary.p50),
             ms(r.hits.summary.p95),
             `${r.hits.summary.n} (${r.hits.connections})`,
-            r.hits.freshProcess ? `${ms(r.hits.freshProcess.p50)} (${r.hits.freshProcess.n})` : 'no second connection',
+            ...echo,
+            ratio(r.hits.summary.p50, r.echo.p50),
+            ratio(r.hits.summary.p95, r.echo.p95),
           ];
-    lines.push(`| ${row.repository} | ${row.need} | ${ms(r.firstMs)} (${r.firstStatus}) | ${hits.join(' | ')} | ${ms(r.echo.p50)} | ${ms(r.echo.p95)} |`);
+    lines.push(`| ${row.repository} | ${row.need} | ${ms(r.firstMs)} (${r.firstStatus}) | ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
+}
+
+/** Server start: process spawned → initialize answered → first need answered. */
+export function startTable(rows: readonly StdioRow[]): string {
+  const lines = [
+    '| repository | need | spawn → `initialize` answered p50 / p95 (n) | spawn → first need answered, cache cold | spawn → first need answered, cache warm p50 / p95 (n) | that first need alone (request → reply) p50 |',
+    '|---|---|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    const r = row.result;
+    if ('error' in r) continue;
+    const warm =
+      'notHit' in r.hits || r.hits.startToFirstNeed === null || r.hits.freshProcess === null
+        ? ['no warm connection', '']
+        : [`${ms(r.hits.startToFirstNeed.p50)} / ${ms(r.hits.startToFirstNeed.p95)} (${r.hits.startToFirstNeed.n})`, ms(r.hits.freshProcess.p50)];
+    const init = r.startToInitialize;
+    lines.push(`| ${row.repository} | ${row.need} | ${ms(init.p50)} / ${ms(init.p95)} (${init.n}) | ${ms(r.startToFirstNeedCold)} (${r.firstStatus}) | ${warm.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Warm hit p95 of the largest repository over the smallest, per need, from the same run. */
+export function scalingLine(rows: readonly StdioRow[]): string {
+  const byNeed = new Map<string, { repository: string; p95: number }[]>();
+  for (const row of rows) {
+    const r = row.result;
+    if ('error' in r || 'notHit' in r.hits) continue;
+    const kind = row.need.split(' ', 1)[0]!.startsWith('locate') ? 'partial hit' : 'hit';
+    byNeed.set(kind, [...(byNeed.get(kind) ?? []), { repository: row.repository, p95: r.hits.summary.p95 }]);
+  }
+  const parts = [...byNeed.entries()]
+    .filter(([, list]) => list.length >= 2)
+    .map(([kind, list]) => `${kind}: ${ratio(list[list.length - 1]!.p95, list[0]!.p95)} (${list[list.length - 1]!.repository} ÷ ${list[0]!.repository})`);
+  return parts.length > 0 ? `Warm p95 of the larger repository ÷ the smaller, same run — ${parts.join('; ')}.` : '';
 }
 
 export interface EngineRow {
@@ -62,14 +101,15 @@ function coverage(m: RouteMeasurement): string {
 
 export function engineTable(rows: readonly EngineRow[]): string {
   const lines = [
-    '| repository | route | subject | first resolution, fresh data dir (p50 of n) | `git grep -n -w` (p50) | first result | repeat p50 | repeat p95 | FrontierView tokens |',
-    '|---|---|---|---:|---:|---|---:|---:|---:|',
+    '| repository | route | subject | first resolution, fresh data dir (p50 of n) | `git grep -n -w` (p50) | first ÷ grep | first result | repeat p50 | repeat p95 | FrontierView tokens |',
+    '|---|---|---|---:|---:|---:|---|---:|---:|---:|',
   ];
   for (const row of rows) {
     for (const m of row.routes) {
       const grep = row.grep ? ms(row.grep.p50) : 'n/a';
+      const over = row.grep ? ratio(m.cold.p50, row.grep.p50) : 'n/a';
       lines.push(
-        `| ${row.repository} | ${m.route} | ${m.subject.kind}:${m.subject.name} | ${ms(m.cold.p50)} (${m.cold.n}) | ${grep} | ${coverage(m)} | ${warmCells(m).join(' | ')} | ${m.tokens} |`,
+        `| ${row.repository} | ${m.route} | ${m.subject.kind}:${m.subject.name} | ${ms(m.cold.p50)} (${m.cold.n}) | ${grep} | ${over} | ${coverage(m)} | ${warmCells(m).join(' | ')} | ${m.tokens} |`,
       );
     }
   }

@@ -1,7 +1,11 @@
 // Warm hits over real stdio: `needle mcp serve` spawned as a process on a
 // generated repository, the cache warmed by one need_context, then repeats of
 // the same need timed from request written to response read, on as many
-// fresh connections as the per-connection need limit requires. The same
+// fresh connections as the per-connection need limit requires. On each new
+// connection the first need is sent at once (process start → initialize
+// answered → first need answered, the cost of a session's first need); the
+// repeats follow once the server's worktree watch reported the snapshot it
+// knows (stderr), so they measure the steady state of a session. The same
 // request lines sent through a bare echo process in the same run are the floor.
 import { LEDGER, MCP } from '../../src/core/limits.js';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
@@ -22,6 +26,8 @@ export interface StdioBenchOptions {
   readonly dataDir: string;
   readonly route: RouteId;
   readonly subject: BenchSubject;
+  /** Obligations required beyond the route's (a partial need asks for one it cannot get). */
+  readonly required?: readonly { readonly kind: string }[];
   readonly samples: number;
 }
 
@@ -35,10 +41,22 @@ export interface StdioMeasurement {
    * stat cache), which is what a client pays for its first need of a session.
    */
   readonly hits:
-    | { readonly summary: Summary; readonly freshProcess: Summary | null; readonly connections: number }
+    | {
+        readonly summary: Summary;
+        readonly freshProcess: Summary | null;
+        /** Process spawned → first need answered, on the connections after the warming one (cache warm). */
+        readonly startToFirstNeed: Summary | null;
+        readonly connections: number;
+      }
     | { readonly notHit: string };
+  /** Process spawned → initialize answered, every connection. */
+  readonly startToInitialize: Summary;
+  /** Process spawned → first need answered on the warming connection (cache cold). */
+  readonly startToFirstNeedCold: number;
   readonly echo: Summary;
 }
+
+const WATCH_KNOWN = /snapshot \w+ known/;
 
 /** Creates the data directory with a `bench` profile allowing LEDGER.maxLimit needs per connection. */
 export function prepareBenchDataDir(dataDir: string): void {
@@ -56,7 +74,10 @@ function needCall(o: StdioBenchOptions, id: number): JsonRpcRequest {
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { name: 'need_context', arguments: { route: o.route, subject: o.subject, task: `benchmark ${o.route}` } },
+    params: {
+      name: 'need_context',
+      arguments: { route: o.route, subject: o.subject, task: `benchmark ${o.route}`, ...(o.required ? { required: o.required } : {}) },
+    },
   };
 }
 
@@ -80,7 +101,7 @@ function outcomeOf(reply: Record<string, unknown>): NeedOutcome {
   };
 }
 
-async function openConnection(o: StdioBenchOptions): Promise<LineChannel> {
+async function openConnection(o: StdioBenchOptions): Promise<{ channel: LineChannel; initMs: number }> {
   const channel = new LineChannel([o.cliPath, 'mcp', 'serve', '--role-profile', BENCH_PROFILE_ID, '--data-dir', o.dataDir, '--repository', o.root]);
   const init = await channel.request({
     jsonrpc: '2.0',
@@ -89,8 +110,9 @@ async function openConnection(o: StdioBenchOptions): Promise<LineChannel> {
     params: { protocolVersion: MCP.latestProtocolVersion, capabilities: {}, clientInfo: { name: 'needle-bench', version: '1' } },
   });
   if (init.reply.error) throw new Error(`initialize failed: ${JSON.stringify(init.reply.error)}`);
+  const initMs = performance.now() - channel.spawnedAt;
   channel.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return channel;
+  return { channel, initMs };
 }
 
 async function echoFloor(o: StdioBenchOptions): Promise<Summary> {
@@ -108,26 +130,34 @@ export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasureme
   prepareBenchDataDir(o.dataDir);
   const samples: number[] = [];
   const freshProcess: number[] = [];
-  let first: { ms: number; status: string } | null = null;
+  const startToFirst: number[] = [];
+  const inits: number[] = [];
+  let first: { ms: number; status: string; fromSpawn: number } | null = null;
   let notHit: string | null = null;
   let connections = 0;
   while (samples.length < o.samples && notHit === null) {
-    const channel = await openConnection(o);
+    const { channel, initMs } = await openConnection(o);
+    inits.push(initMs);
     connections++;
     try {
       for (let id = 1; id <= LEDGER.maxLimit && samples.length < o.samples; id++) {
         const { reply, ms } = await channel.request(needCall(o, id));
+        const fromSpawn = performance.now() - channel.spawnedAt;
         const outcome = outcomeOf(reply);
         if (!first) {
-          first = { ms, status: outcome.label };
+          first = { ms, status: outcome.label, fromSpawn };
+          await channel.waitForStderr(WATCH_KNOWN);
           continue;
         }
         if (!outcome.hit) {
           notHit = `the repeat was ${outcome.label}${outcome.reason ? `: ${outcome.reason}` : ''}`;
           break;
         }
-        samples.push(ms);
-        if (id === 1) freshProcess.push(ms);
+        if (id === 1) {
+          freshProcess.push(ms);
+          startToFirst.push(fromSpawn);
+          await channel.waitForStderr(WATCH_KNOWN);
+        } else samples.push(ms);
       }
     } finally {
       await channel.close();
@@ -135,6 +165,13 @@ export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasureme
   }
   if (!first) throw new Error('no need_context call was made');
   const hits =
-    notHit === null ? { summary: summarize(samples), freshProcess: freshProcess.length > 0 ? summarize(freshProcess) : null, connections } : { notHit };
-  return { firstMs: first.ms, firstStatus: first.status, hits, echo: await echoFloor(o) };
+    notHit === null
+      ? {
+          summary: summarize(samples),
+          freshProcess: freshProcess.length > 0 ? summarize(freshProcess) : null,
+          startToFirstNeed: startToFirst.length > 0 ? summarize(startToFirst) : null,
+          connections,
+        }
+      : { notHit };
+  return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, echo: await echoFloor(o) };
 }

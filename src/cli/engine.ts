@@ -10,6 +10,7 @@ import type { CertifiedContextSource } from '../changes/deps.js';
 import { ChangeError, oneLine } from '../changes/model.js';
 import { createChangeTools, type ChangeTools } from '../changes/tools.js';
 import { sweepOrphanRuns } from '../repo/checkout.js';
+import type { WorktreeState } from '../repo/worktree-watch.js';
 import { CertifiedEvidenceError, loadCertifiedEvidence } from '../resolve/certified-context.js';
 import { createEngine, type TeamLink } from '../resolve/engine.js';
 import type { Db } from '../store/db.js';
@@ -26,6 +27,8 @@ export interface SessionParts {
   readonly env: NodeJS.ProcessEnv;
   /** The team cache client, when --team-cache or NEEDLE_TEAM_CACHE names one. */
   readonly team?: TeamLink | null;
+  /** A long-lived server's watched worktree (snapshot digests without git on hits). */
+  readonly worktree?: WorktreeState;
 }
 
 let sandboxInfo: SandboxInfo | null = null;
@@ -36,7 +39,7 @@ function sandbox(): SandboxInfo {
 
 export function createSessionEngine(p: SessionParts): Engine {
   const explorers = buildExplorers(p.profile, { dataDir: p.dataDir, db: p.db, sandbox: sandbox(), env: p.env });
-  return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.team ? { team: p.team } : {}) });
+  return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.team ? { team: p.team } : {}), ...(p.worktree ? { worktree: p.worktree } : {}) });
 }
 
 /**

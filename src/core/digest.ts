@@ -1,7 +1,11 @@
 // Canonical, domain-separated BLAKE3 identities (SPEC §5; byte layout from the
 // earlier implementation so ids stay comparable across implementations):
 //   "needle-canonical\0" | u64le(len(domain)) | domain | (u64le(len(field)) | field)*
-import { createBLAKE3 } from 'hash-wasm';
+import { createRequire } from 'node:module';
+
+// Only hash-wasm's BLAKE3 build: its index inlines every algorithm's WASM,
+// which costs tens of milliseconds of server start for nothing.
+const { createBLAKE3 } = createRequire(import.meta.url)('hash-wasm/dist/blake3.umd.min.js') as typeof import('hash-wasm');
 
 export type Digest = `b3:${string}`;
 

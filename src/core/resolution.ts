@@ -85,13 +85,6 @@ export interface ResolveOptions {
   readonly modelWorkersLeft: number;
   readonly signal: AbortSignal;
   readonly onProgress?: (p: ResolveProgress) => void;
-  /**
-   * Runs inside the transaction that stores the resolution's own rows, so the
-   * caller's finishing rows commit (or roll back) with them: one durable
-   * commit per answer instead of several. An engine that stores nothing may
-   * not call it; the caller then writes its rows itself.
-   */
-  readonly commit?: (result: EngineResult) => void;
 }
 
 /** The resolver as seen by the transport and the CLI (SPEC §10). */

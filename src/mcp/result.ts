@@ -8,6 +8,7 @@ import { MCP } from '../core/limits.js';
 import type { CompiledNeed } from '../core/need.js';
 import type { Relation } from '../core/relation.js';
 import { UNSAFE_KINDS, type EngineResult, type Resolution } from '../core/resolution.js';
+import { stableStringify } from '../core/schema.js';
 import { PREDICATES, type Predicate } from '../core/semantic.js';
 import { needContextOutputSchema, type NeedContextOutput } from './tools/need-context.js';
 
@@ -25,11 +26,26 @@ function boundedResolution(r: Resolution): Resolution {
   return 'reason' in r ? { ...r, reason: cutBytes(r.reason, MCP.maxReasonBytes) } : r;
 }
 
+/** Validated projections by their inputs; only the step differs between repeats. */
+const projections = new Map<string, NeedContextOutput>();
+const PROJECTION_MEMO_ENTRIES = 256;
+
 export function projectNeedResult(
   need: CompiledNeed,
   step: { ordinal: number; relation: Relation },
   r: EngineResult,
 ): NeedContextOutput {
+  // resultDigest covers the resolution and the context; the rest is listed.
+  const key = stableStringify([need.id, need.route, need.subject, r.resultDigest, r.satisfied, r.missing, r.reuseUnit, r.claimIds, r.cacheHit, r.workerSpawned, r.verdict ?? null, r.resolution]);
+  const known = projections.get(key);
+  if (known) return { ...known, step: { ordinal: step.ordinal, relation: step.relation } };
+  const output = project(need, step, r);
+  if (projections.size >= PROJECTION_MEMO_ENTRIES) projections.delete(projections.keys().next().value!);
+  projections.set(key, output);
+  return output;
+}
+
+function project(need: CompiledNeed, step: { ordinal: number; relation: Relation }, r: EngineResult): NeedContextOutput {
   const unsafe = UNSAFE_KINDS.has(r.resolution.kind);
   const satisfied = unsafe ? [] : ordered(r.satisfied);
   const answered = satisfied.length > 0 || r.verdict === true;

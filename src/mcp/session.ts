@@ -10,6 +10,7 @@ import { compileNeed, NeedCompileError, type CompiledNeed } from '../core/need.j
 import type { Relation } from '../core/relation.js';
 import type { Engine, EngineResult } from '../core/resolution.js';
 import { SchemaError, stableStringify, type Schema } from '../core/schema.js';
+import { deferWrite, holdBookkeeping, onBookkeepingError } from '../store/bookkeeping.js';
 import type { Db } from '../store/db.js';
 import { insertSession, setSessionProtocol } from '../store/sessions.js';
 import { addStepEvent, beginStep, finishStep, type StepOutcome } from '../store/steps.js';
@@ -34,13 +35,6 @@ export const CANCELLED_MESSAGE = 'request cancelled; nothing was delivered for t
 /** -32602: thrown only before any side effect. */
 class InvalidParams extends Error {}
 
-/** The need ledger itself could not be written; nothing of this step's end was stored. */
-class LedgerWriteError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(firstLine(cause));
-  }
-}
-
 /** How a step ends: the stored outcome, and for a delivered answer its projection. */
 type StepEnding =
   | { readonly kind: 'delivered'; readonly outcome: StepOutcome; readonly output: NeedContextOutput }
@@ -61,10 +55,6 @@ function failedEnding(error: unknown): StepEnding {
     error,
     outcome: { status: 'failed', resolutionKind: null, satisfied: [], missing: [], resultDigest: null, event: 'failed', detail },
   };
-}
-
-function ledgerError(e: unknown): CallOutcome {
-  return { kind: 'result', result: toolError(`need_context failed: the need ledger could not be written (${firstLine(e)})`) };
 }
 
 const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
@@ -99,6 +89,7 @@ export class McpSession implements ToolHost {
     this.log = deps.log ?? (() => {});
     this.ledger = new Ledger(deps.frozen.limits);
     this.catalog = buildCatalog(deps.frozen.routes, this.changeTools !== undefined);
+    onBookkeepingError(this.db, (e) => this.log(`bookkeeping rows lost (the answers were delivered): ${firstLine(e)}`));
     const f = deps.frozen;
     insertSession(this.db, {
       id: f.sessionId,
@@ -136,7 +127,27 @@ export class McpSession implements ToolHost {
       call = this.envelope(params);
       if (call.name === 'need_context') {
         const need = this.parseNeed(call.args);
-        return await this.needContext(call.args, need, ctx);
+        // The group commit of this call's rows waits until its answer is written.
+        const release = holdBookkeeping(this.db);
+        let outcome: CallOutcome;
+        try {
+          outcome = await this.needContext(call.args, need, ctx);
+        } catch (e) {
+          release();
+          throw e;
+        }
+        if (outcome.kind !== 'result') {
+          release();
+          return outcome;
+        }
+        const delivered = outcome.delivered;
+        return {
+          ...outcome,
+          delivered: () => {
+            delivered?.();
+            release();
+          },
+        };
       }
       return await this.changeCall(call.name, call.args, ctx);
     } catch (e) {
@@ -179,11 +190,14 @@ export class McpSession implements ToolHost {
     const started = process.hrtime.bigint();
     const admission = this.ledger.admit(need);
     const step = { ordinal: admission.ordinal, relation: admission.relation };
-    let stepId: number;
-    // The step and its `requested` event are their own commit, before any
-    // resolution: a crash while resolving leaves a visible unfinished step.
-    try {
-      stepId = beginStep(this.db, {
+    // Ledger rows are bookkeeping: queued now, committed in the group commit
+    // that follows the reply (store/bookkeeping.ts). A resolution that waits
+    // for a worker yields first, so its unfinished step is committed while it
+    // runs and a crash still leaves it visible.
+    const row = { id: 0 };
+    const db = this.db;
+    deferWrite(db, () => {
+      row.id = beginStep(db, {
         sessionId: this.frozen.sessionId,
         ordinal: step.ordinal,
         needId: need.id,
@@ -193,23 +207,8 @@ export class McpSession implements ToolHost {
         requestJson: stableStringify(args),
         needIr: stableStringify(need),
       });
-    } catch (e) {
-      this.log(`cannot persist need step ${step.ordinal}: ${firstLine(e)}`);
-      return ledgerError(e);
-    }
+    });
 
-    let ending: StepEnding | null = null;
-    const settle = (result: EngineResult): StepEnding => {
-      // A cancel that arrived while the engine was finishing still wins: the
-      // client has stopped waiting for this answer.
-      const end = ctx.signal.aborted ? cancelledEnding() : this.project(need, step, result);
-      try {
-        finishStep(this.db, stepId, end.outcome);
-      } catch (e) {
-        throw new LedgerWriteError(e);
-      }
-      return end;
-    };
     let result: EngineResult;
     try {
       result = admission.withinLimit
@@ -218,21 +217,16 @@ export class McpSession implements ToolHost {
             modelWorkersLeft: admission.modelWorkersLeft,
             signal: ctx.signal,
             ...(ctx.progress ? { onProgress: ctx.progress } : {}),
-            commit: (r) => void (ending = settle(r)),
           })
         : bypassResult(need, NEED_LIMIT_REASON);
-      // Engines that store nothing of their own never call `commit`.
-      ending ??= settle(result);
     } catch (e) {
-      if (e instanceof LedgerWriteError) {
-        this.log(`cannot finish need step ${step.ordinal}: ${firstLine(e.cause)}`);
-        return ledgerError(e.cause);
-      }
-      return this.failStep(stepId, ctx.signal.aborted ? null : e);
+      return this.failStep(row, ctx.signal.aborted ? null : e);
     }
-    // An engine that answers without yielding commits before a cancel sent
-    // right behind the request is read; that cancel still wins.
-    if (ending.kind === 'delivered' && ctx.signal.aborted) return this.failStep(stepId, null);
+    // A cancel that arrived while the engine was finishing (or right behind a
+    // request answered without yielding) still wins: the client stopped waiting.
+    if (ctx.signal.aborted) return this.failStep(row, null);
+    const ending = this.project(need, step, result);
+    this.finishLater(row, ending.outcome);
     if (ending.kind !== 'delivered') {
       if (ending.kind === 'failed') this.log(`need_context failed: ${(ending.error as Error)?.stack ?? String(ending.error)}`);
       return { kind: 'result', result: toolError(ending.outcome.detail!) };
@@ -242,8 +236,14 @@ export class McpSession implements ToolHost {
     return {
       kind: 'result',
       result: toolResult(ending.output.context, ending.output, modern, this.meta(need.requestDigest, started)),
-      delivered: () => this.recordDelivered(stepId),
+      delivered: () => this.recordDelivered(row),
     };
+  }
+
+  private finishLater(row: { id: number }, outcome: StepOutcome): void {
+    deferWrite(this.db, () => {
+      if (row.id !== 0) finishStep(this.db, row.id, outcome);
+    });
   }
 
   private project(need: CompiledNeed, step: { ordinal: number; relation: Relation }, result: EngineResult): StepEnding {
@@ -268,23 +268,17 @@ export class McpSession implements ToolHost {
   }
 
   /** Stores a cancelled (error null) or failed step and answers with a one-line tool error. */
-  private failStep(stepId: number, error: unknown): CallOutcome {
+  private failStep(row: { id: number }, error: unknown): CallOutcome {
     const end = error === null ? cancelledEnding() : failedEnding(error);
     if (end.kind === 'failed') this.log(`need_context failed: ${(error as Error)?.stack ?? String(error)}`);
-    try {
-      finishStep(this.db, stepId, end.outcome);
-    } catch (e) {
-      this.log(`cannot record the end of a need step: ${firstLine(e)}`);
-    }
+    this.finishLater(row, end.outcome);
     return { kind: 'result', result: toolError(end.outcome.detail!) };
   }
 
-  private recordDelivered(stepId: number): void {
-    try {
-      addStepEvent(this.db, stepId, 'delivered');
-    } catch (e) {
-      this.log(`cannot record delivery: ${firstLine(e)}`);
-    }
+  private recordDelivered(row: { id: number }): void {
+    deferWrite(this.db, () => {
+      if (row.id !== 0) addStepEvent(this.db, row.id, 'delivered');
+    });
   }
 
   private meta(requestDigest: string, started: bigint) {

@@ -2,7 +2,11 @@
 // A separate hash-wasm instance from core's, because core's shared instance is
 // one-shot per call and cannot be interleaved with streaming reads.
 import { closeSync, openSync, readSync } from 'node:fs';
-import { createBLAKE3 } from 'hash-wasm';
+import { createRequire } from 'node:module';
+
+// Only hash-wasm's BLAKE3 build: its index inlines every algorithm's WASM,
+// which costs tens of milliseconds of server start for nothing.
+const { createBLAKE3 } = createRequire(import.meta.url)('hash-wasm/dist/blake3.umd.min.js') as typeof import('hash-wasm');
 import type { Digest } from '../core/digest.js';
 
 const CHUNK_BYTES = 1024 * 1024;

@@ -2,7 +2,7 @@
 // without the caller's GIT_* variables, so a GIT_DIR, GIT_WORK_TREE or
 // GIT_INDEX_FILE inherited from whoever started Needle cannot point our reads
 // (or a checkout's commit) at another repository.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { REPO } from '../core/limits.js';
 
@@ -73,4 +73,21 @@ export function gitBytes(cwd: string, args: readonly string[], opts: GitOptions 
 
 export function git(cwd: string, args: string[], opts?: GitOptions): string {
   return gitBytes(cwd, args, opts).toString('utf8');
+}
+
+/** gitBytes without blocking the event loop (background work such as the worktree watch). */
+export function gitBytesAsync(cwd: string, args: readonly string[], opts: GitOptions = {}): Promise<Buffer> {
+  const okCodes = opts.okCodes ?? [0];
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd, env: gitEnvironment(opts.env), encoding: 'buffer', maxBuffer: opts.maxBuffer ?? REPO.gitMaxOutputBytes, windowsHide: true },
+      (error, stdout, stderr) => {
+        const status = (error as { code?: unknown } | null)?.code;
+        if (!error || (typeof status === 'number' && okCodes.includes(status))) resolve(stdout);
+        else reject(new RepoError(`git ${args[0] ?? ''} failed: ${oneLine(stderr.toString('utf8')) || oneLine(error.message)}`));
+      },
+    );
+  });
 }

@@ -7,7 +7,7 @@ import { canonical, RawHasher, type Digest } from '../core/digest.js';
 import { REPO } from '../core/limits.js';
 import { lineageDigest } from '../core/need.js';
 import { hashFileStreaming } from './filehash.js';
-import { git, gitBytes, RepoError } from './git.js';
+import { git, gitBytes, gitBytesAsync, RepoError } from './git.js';
 import { lstatBelow } from './paths.js';
 
 export interface Snapshot {
@@ -87,11 +87,29 @@ function currentBytes(top: string, path: Buffer): Uint8Array | string | null {
 export function captureSnapshot(root: string, knownLineage?: Digest): Snapshot {
   const { top, head } = topAndHead(root);
   const lineage = knownLineage ?? lineageOf(top, head);
-  const tracked = new RawHasher().update('needle-tracked-changes\n').update(gitBytes(top, ['ls-files', '--stage', '-z']));
-  const untracked = new RawHasher().update('needle-untracked\n');
+  const stage = gitBytes(top, ['ls-files', '--stage', '-z']);
   // --no-renames: rename detection follows user config (status.renames), and
   // the digest must not depend on it.
-  const status = gitBytes(top, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']);
+  const status = gitBytes(top, STATUS_ARGS);
+  return digestSnapshot(top, head, lineage, stage, status);
+}
+
+const STATUS_ARGS = ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'];
+
+/** captureSnapshot with git run asynchronously (the same digest; for background work). */
+export async function captureSnapshotAsync(root: string): Promise<Snapshot> {
+  const lines = (await gitBytesAsync(root, ['rev-parse', '--show-toplevel', '--verify', '-q', 'HEAD'], { okCodes: [0, 1] })).toString('utf8').split('\n');
+  const top = lines[0]?.trim() ?? '';
+  if (!top) throw new RepoError(`not inside a git work tree: ${root}`);
+  const head = lines[1]?.trim() || null;
+  const roots = head ? (await gitBytesAsync(top, ['rev-list', '--max-parents=0', 'HEAD'])).toString('utf8').split('\n').filter(Boolean) : [];
+  const [stage, status] = await Promise.all([gitBytesAsync(top, ['ls-files', '--stage', '-z']), gitBytesAsync(top, STATUS_ARGS)]);
+  return digestSnapshot(top, head, lineageDigest(roots), stage, status);
+}
+
+function digestSnapshot(top: string, head: string | null, lineage: Digest, stage: Buffer, status: Buffer): Snapshot {
+  const tracked = new RawHasher().update('needle-tracked-changes\n').update(stage);
+  const untracked = new RawHasher().update('needle-untracked\n');
   for (const record of splitNul(status)) {
     if (record.length < 4 || record[2] !== 0x20) throw new RepoError(`unexpected git status record: ${record.toString('utf8')}`);
     const into = record[0] === 0x3f && record[1] === 0x3f ? untracked : tracked;

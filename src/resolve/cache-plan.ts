@@ -6,6 +6,7 @@ import type { Digest } from '../core/digest.js';
 import { RESOLVER } from '../core/limits.js';
 import type { CompiledNeed, Obligation } from '../core/need.js';
 import { facetsSatisfy, type Facets, type Predicate } from '../core/semantic.js';
+import type { WorktreeState } from '../repo/worktree-watch.js';
 import type { Db } from '../store/db.js';
 import { loadCandidates, loadClaims, type CertificateRow, type ClaimRow } from '../store/evidence/certificates.js';
 import { validatorDefinition } from '../validate/certificate.js';
@@ -41,6 +42,8 @@ export interface CacheContext {
   readonly freshness: FreshnessChecker;
   /** Current source snapshot digest (computed at most once per resolution). */
   readonly snapshotDigest: () => Digest;
+  /** A watched worktree: the current snapshot digest without running git, when known. */
+  readonly worktree?: WorktreeState;
   readonly authority: (p: Predicate) => AuthorityMode;
   /** Certificates issued during this resolution: served even under advisory authority. */
   readonly issuedNow: ReadonlySet<string>;

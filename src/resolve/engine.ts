@@ -12,6 +12,8 @@ import { stableStringify } from '../core/schema.js';
 import type { Predicate } from '../core/semantic.js';
 import type { CoveredEvidence, Worker } from '../core/worker.js';
 import { captureSnapshot } from '../repo/snapshot.js';
+import type { WorktreeState } from '../repo/worktree-watch.js';
+import { deferWrite, flushBookkeeping } from '../store/bookkeeping.js';
 import type { Db } from '../store/db.js';
 import { recordResolution, storeSufficiency } from '../store/evidence/accounting.js';
 import { splitLines } from '../validate/snapshot-reader.js';
@@ -34,6 +36,8 @@ export interface EngineDeps {
   readonly tokenBudget?: number;
   /** The team cache, when one is configured (src/team/ implements it; the CLI wires it). */
   readonly team?: TeamLink;
+  /** A watched worktree (long-lived servers): the snapshot digest without running git. */
+  readonly worktree?: WorktreeState;
 }
 
 /**
@@ -49,6 +53,9 @@ export interface TeamLink {
   /** A need was answered with zero workers from evidence imported for it. */
   noteHit(): void;
 }
+
+/** Rendered views kept per engine (a few KiB each). */
+const VIEW_MEMO_ENTRIES = 256;
 
 /** Lazily computed, at most once per resolution pass. */
 function memo<T>(f: () => T): () => T {
@@ -80,7 +87,8 @@ export function createEngine(deps: EngineDeps): Engine {
   const contextFor = (issuedNow: ReadonlySet<string>): CacheContext => ({
     db: deps.db,
     freshness,
-    snapshotDigest: memo(() => captureSnapshot(deps.repoRoot).sourceDigest),
+    snapshotDigest: memo(() => deps.worktree?.current() ?? captureSnapshot(deps.repoRoot).sourceDigest),
+    ...(deps.worktree ? { worktree: deps.worktree } : {}),
     authority,
     issuedNow,
   });
@@ -101,18 +109,26 @@ export function createEngine(deps: EngineDeps): Engine {
         return null;
       }
     };
-    return (path: string, start: number, end: number) => {
+    const read = (path: string, start: number, end: number) => {
       if (!files.has(path)) files.set(path, linesOf(path));
       return files.get(path)?.slice(start - 1, end) ?? null;
     };
+    /** Whether some cited file no longer had its certified bytes (such a view is not remembered). */
+    const missed = () => [...files.values()].some((l) => l === null);
+    return { read, missed };
   };
 
-  function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {
-    const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask && plan.units.length > 0;
-    const sufficiency = requiredDone && !need.residual && !plan.contradiction ? buildSufficiency(need, plan) : null;
-    const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId: sufficiency?.id ?? null });
-    const kind = outcome.resolution.kind;
+  const views = new Map<string, { readonly context: string; readonly resultDigest: Digest }>();
+  const remember = (key: string, view: { readonly context: string; readonly resultDigest: Digest; readonly reusable: boolean }) => {
+    if (!view.reusable) return view;
+    if (views.size >= VIEW_MEMO_ENTRIES) views.delete(views.keys().next().value!);
+    views.set(key, view);
+    return view;
+  };
+
+  function render(need: CompiledNeed, outcome: ReturnType<typeof decideOutcome>, kind: EngineResult['resolution']['kind']) {
     let context = '';
+    const excerpts = excerptReader(servedDigests(outcome.served));
     if (!UNSAFE_KINDS.has(kind)) {
       context =
         outcome.served.length > 0
@@ -124,11 +140,39 @@ export function createEngine(deps: EngineDeps): Engine {
               missing: outcome.missing,
               entries: viewEntries(outcome.served),
               residual: need.residual?.anchors ?? [],
-              excerpt: excerptReader(servedDigests(outcome.served)),
+              excerpt: excerpts.read,
               tokenBudget: deps.tokenBudget,
             }).text
           : `Needle bypassed this request: ${'reason' in outcome.resolution ? outcome.resolution.reason : kind}.`;
     }
+    return {
+      context,
+      resultDigest: canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish(),
+      reusable: !excerpts.missed(),
+    };
+  }
+
+  function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {
+    const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask && plan.units.length > 0;
+    const sufficiency = requiredDone && !need.residual && !plan.contradiction ? buildSufficiency(need, plan) : null;
+    const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId: sufficiency?.id ?? null });
+    const kind = outcome.resolution.kind;
+    // The rendered view is a function of its inputs: the served units (their
+    // certified bytes, just proved unchanged), the outcome and the budget. A
+    // repeat with the same inputs reuses it and reads no file.
+    const viewKey = stableStringify([
+      need.route,
+      need.subject.kind,
+      need.subject.name,
+      outcome.resolution,
+      outcome.satisfied,
+      outcome.missing,
+      outcome.served.map((u) => [u.unit, u.certificate.certificateId, u.claims.map((c) => c.claimId)]),
+      need.residual?.anchors ?? [],
+      deps.tokenBudget ?? null,
+    ]);
+    const rendered = views.get(viewKey) ?? remember(viewKey, render(need, outcome, kind));
+    const { context, resultDigest } = rendered;
     const workersRun = ladder?.workersRun ?? 0;
     const nowMs = now();
     // A verdict served from certified negative outcomes, with no worker, is a cache hit too.
@@ -150,14 +194,16 @@ export function createEngine(deps: EngineDeps): Engine {
       modelWorkersStarted: ladder?.modelWorkersStarted ?? 0,
       reuseUnit: outcome.reuseUnit,
       claimIds: outcome.claimIds,
-      resultDigest: canonical('engine-result').text(stableStringify(outcome.resolution)).text(context).finish(),
+      resultDigest,
       verdict: outcome.verdict,
     };
-    // Each commit is an fsync: the answer's rows and the caller's go in one.
-    deps.db.transaction(() => {
-      if (sufficiency) storeSufficiency(deps.db, { ...sufficiency, kind }, nowMs);
+    // Bookkeeping, not certification: committed in the group commit after the
+    // reply is written (store/bookkeeping.ts), never on the answer's path.
+    const db = deps.db;
+    deferWrite(db, () => {
+      if (sufficiency) storeSufficiency(db, { ...sufficiency, kind }, nowMs);
       recordResolution(
-        deps.db,
+        db,
         {
           needId: need.id,
           requestDigest: need.requestDigest,
@@ -176,12 +222,14 @@ export function createEngine(deps: EngineDeps): Engine {
         },
         nowMs,
       );
-      opts.commit?.(result);
-    })();
+    });
     return result;
   }
 
   async function resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {
+    // A watched worktree knows its snapshot without git, once the loop has
+    // delivered every change made before this request (repo/worktree-watch.ts).
+    if (deps.worktree) await new Promise((settle) => setImmediate(settle));
     const started = now();
     const noIssued = new Set<string>();
     const initial = contextFor(noIssued);
@@ -206,6 +254,9 @@ export function createEngine(deps: EngineDeps): Engine {
     const reused = reuseNegatives(initial, need, plan, deps.explorers, opts);
     if (reused) return finish(need, plan, noIssued, reused, opts, started);
     if (opts.cacheOnly || deps.explorers.length === 0) return finish(need, plan, noIssued, null, opts, started);
+    // Workers take a while: the caller's queued step rows are committed now, so
+    // a crash while they run leaves the unfinished step visible.
+    flushBookkeeping(deps.db);
 
     const flightKey = canonical('single-flight').text(deps.repoRoot).digest(need.id).finish();
     // A follower re-reads what the leader certified; if the leader produced

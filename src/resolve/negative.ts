@@ -77,7 +77,7 @@ export function findNegative(
   for (const n of rows) {
     if (!missing.every((o) => n.obligations.includes(o.id))) continue;
     if (!ctx.freshness.isFresh(n.dependencies)) continue;
-    snapshot ??= worktreeSnapshot(ctx.freshness.root, need);
+    snapshot ??= ctx.worktree?.current() ?? worktreeSnapshot(ctx.freshness.root, need);
     if (snapshot === null) return null;
     if (n.snapshotDigest !== snapshot) continue;
     return n;

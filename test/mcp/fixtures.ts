@@ -106,8 +106,11 @@ export class Outbox {
     });
   }
 
+  /** The reply, once the bookkeeping group commit that follows it has run (store/bookkeeping.ts). */
   reply(id: unknown, timeoutMs?: number): Promise<Message> {
-    return this.waitFor((m) => 'id' in m && JSON.stringify(m.id) === JSON.stringify(id) && !('method' in m), timeoutMs, `reply to ${JSON.stringify(id)}`);
+    return this.waitFor((m) => 'id' in m && JSON.stringify(m.id) === JSON.stringify(id) && !('method' in m), timeoutMs, `reply to ${JSON.stringify(id)}`).then(
+      (m) => new Promise<Message>((done) => setImmediate(() => done(m))),
+    );
   }
 }
 

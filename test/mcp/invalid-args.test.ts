@@ -92,6 +92,8 @@ describe('a valid call after all of them', () => {
     const reply = await server.request({ jsonrpc: '2.0', id: 'ok', method: 'tools/call', params: { ...need(LOCATE_ARGS), _meta: { progressToken: 1 } } });
     expect(reply.result.isError).toBe(false);
     expect(reply.result.structuredContent.step.ordinal).toBe(1);
+    // The step's rows are bookkeeping, committed right after the reply (store/bookkeeping.ts): wait for them, bounded.
+    for (let i = 0; i < 400 && countRows(dbFile, 'need_steps') === 0; i++) await new Promise((r) => setTimeout(r, 25));
     expect(countRows(dbFile, 'need_steps')).toBe(1);
   });
 });

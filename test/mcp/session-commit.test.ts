@@ -1,14 +1,16 @@
-// One durable commit per answer: an engine that stores rows hands the session
-// its transaction (ResolveOptions.commit), so the step's end commits or rolls
-// back with the engine's rows, and a cancel read after that commit still wins.
+// Nothing durable on the answer's path: the step's rows and the engine's
+// bookkeeping rows are queued and committed together in one group commit after
+// the reply is written; a cancel read right behind the request still wins; a
+// group that cannot be committed loses its rows, never the answer.
 // Real SQLite file, real git repository, the session driven line by line.
 import { afterAll, describe, expect, it } from 'vitest';
 import { blake3 } from '../../src/core/digest.js';
 import type { CompiledNeed } from '../../src/core/need.js';
-import type { Engine, EngineResult, ResolveOptions } from '../../src/core/resolution.js';
+import type { Engine, EngineResult } from '../../src/core/resolution.js';
 import { Connection } from '../../src/mcp/connection.js';
 import { freezeRepository, freezeSession } from '../../src/mcp/freeze.js';
 import { McpSession } from '../../src/mcp/session.js';
+import { deferWrite, pendingBookkeeping } from '../../src/store/bookkeeping.js';
 import { openDataDir } from '../../src/store/datadir.js';
 import type { Db } from '../../src/store/db.js';
 import { recordResolution } from '../../src/store/evidence/accounting.js';
@@ -19,15 +21,15 @@ afterAll(cleanupAll);
 const served = (need: CompiledNeed): EngineResult =>
   servedAll(need, { resolution: { kind: 'exact_hit', artifact_ids: [blake3('a1')], certificate_id: blake3('cert'), plan_id: blake3('plan') } });
 
-/** Answers without yielding, storing its resolution row and the caller's rows in one transaction, like the real engine. */
+/** Answers without yielding and queues its resolution row, like the real engine. */
 class CommittingEngine implements Engine {
   constructor(
     private readonly db: Db,
     private readonly afterCommit: () => void = () => {},
   ) {}
-  async resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {
+  async resolve(need: CompiledNeed): Promise<EngineResult> {
     const result = served(need);
-    this.db.transaction(() => {
+    deferWrite(this.db, () => {
       recordResolution(
         this.db,
         {
@@ -48,9 +50,8 @@ class CommittingEngine implements Engine {
         },
         Date.now(),
       );
-      opts.commit?.(result);
       this.afterCommit();
-    })();
+    });
     return result;
   }
 }
@@ -68,7 +69,8 @@ function session(engine: (db: Db) => Engine) {
     changeToolsAvailable: false,
   });
   const out = new Outbox();
-  const connection = new Connection(new McpSession({ frozen, db, engine: engine(db) }), out.push);
+  const logged: string[] = [];
+  const connection = new Connection(new McpSession({ frozen, db, engine: engine(db), log: (l) => logged.push(l) }), (m) => out.push(m));
   const line = (m: unknown) => connection.receiveLine(JSON.stringify(m));
   line({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18' } });
   const steps = () => queryRows<{ ordinal: number; status: string }>(dbFile, 'SELECT ordinal, status FROM need_steps ORDER BY ordinal');
@@ -77,16 +79,29 @@ function session(engine: (db: Db) => Engine) {
       (e) => e.kind,
     );
   const resolutions = () => queryRows<{ n: number }>(dbFile, 'SELECT COUNT(*) AS n FROM evidence_resolutions')[0]!.n;
-  return { out, line, steps, events, resolutions, close: () => db.close() };
+  return { out, line, steps, events, resolutions, logged, pending: () => pendingBookkeeping(db), close: () => db.close() };
 }
 
-describe('finishing rows commit with the engine', () => {
-  it('a hit is stored once, finished and delivered, with the engine row', async () => {
+describe('bookkeeping is committed after the answer', () => {
+  it('the reply is written before any row of its step; then one group commit stores the step, its events and the engine row', async () => {
     const s = session((db) => new CommittingEngine(db));
+    let stepsWhenWritten: unknown = null;
+    let queuedWhenWritten = 0;
+    const push = s.out.push;
+    s.out.push = (m) => {
+      if ('id' in m && m.id === 'c1') {
+        stepsWhenWritten = s.steps();
+        queuedWhenWritten = s.pending();
+      }
+      push(m);
+    };
     s.line(callNeed('c1', LOCATE_ARGS));
     const reply = (await s.out.reply('c1')).result;
     expect(reply.isError).toBe(false);
     expect(reply.structuredContent.status).toBe('hit');
+    expect(stepsWhenWritten).toEqual([]);
+    expect(queuedWhenWritten).toBeGreaterThan(0);
+    expect(s.pending()).toBe(0);
     expect(s.steps()).toEqual([{ ordinal: 1, status: 'hit' }]);
     expect(s.events(1)).toEqual(['requested', 'resolving', 'resolved', 'delivered']);
     expect(s.resolutions()).toBe(1);
@@ -106,7 +121,7 @@ describe('finishing rows commit with the engine', () => {
     s.close();
   });
 
-  it('when the engine transaction fails after the step was settled, nothing of that answer stays: the step is failed', async () => {
+  it('a bookkeeping write that fails after the answer loses only its own rows: the answer stands, the step is stored', async () => {
     const s = session(
       (db) =>
         new CommittingEngine(db, () => {
@@ -115,10 +130,12 @@ describe('finishing rows commit with the engine', () => {
     );
     s.line(callNeed('c1', LOCATE_ARGS));
     const reply = (await s.out.reply('c1')).result;
-    expect(reply).toEqual({ content: [{ type: 'text', text: 'need_context failed: disk I/O error' }], isError: true });
-    expect(s.steps()).toEqual([{ ordinal: 1, status: 'failed' }]);
-    expect(s.events(1)).toEqual(['requested', 'resolving', 'failed']);
+    expect(reply.isError).toBe(false);
+    expect(reply.structuredContent.status).toBe('hit');
     expect(s.resolutions()).toBe(0);
+    expect(s.steps()).toEqual([{ ordinal: 1, status: 'hit' }]);
+    expect(s.events(1)).toEqual(['requested', 'resolving', 'resolved', 'delivered']);
+    expect(s.logged.join('\n')).toContain('bookkeeping rows lost (the answers were delivered): disk I/O error');
     s.close();
   });
 });

@@ -7,9 +7,10 @@ import type { Proposal } from '../../src/core/contracts.js';
 import { blake3 } from '../../src/core/digest.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed, type NeedRequest } from '../../src/core/need.js';
 import { BUILTIN_LOCAL_PROFILE, type RoleProfile } from '../../src/core/profile.js';
-import type { ResolveOptions } from '../../src/core/resolution.js';
+import type { Engine, ResolveOptions } from '../../src/core/resolution.js';
 import type { RouteId, SubjectKind } from '../../src/core/semantic.js';
 import type { Worker, WorkerInput, WorkerOutput } from '../../src/core/worker.js';
+import { flushBookkeeping } from '../../src/store/bookkeeping.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { createEngine } from '../../src/resolve/engine.js';
 import { git as gitIn } from '../support/git.js';
@@ -199,15 +200,26 @@ export function options(over: Partial<ResolveOptions> = {}): ResolveOptions {
   return { cacheOnly: false, modelWorkersLeft: 3, signal: new AbortController().signal, ...over };
 }
 
+/** The engine, with each resolution's bookkeeping rows committed before its result is seen (as after a reply). */
+export function settled(db: Db, engine: Engine): Engine {
+  return {
+    async resolve(n, o) {
+      const r = await engine.resolve(n, o);
+      flushBookkeeping(db);
+      return r;
+    },
+  };
+}
+
 export interface Harness {
   readonly db: Db;
-  engine(workers: Worker[], profile?: RoleProfile): ReturnType<typeof createEngine>;
+  engine(workers: Worker[], profile?: RoleProfile): Engine;
 }
 
 export function harness(repo: Repo, file = join(repo.dataDir, 'needle.sqlite3')): Harness {
   const db = openDb(file);
   return {
     db,
-    engine: (workers, profile = BUILTIN_LOCAL_PROFILE) => createEngine({ db, repoRoot: repo.root, explorers: workers, profile }),
+    engine: (workers, profile = BUILTIN_LOCAL_PROFILE) => settled(db, createEngine({ db, repoRoot: repo.root, explorers: workers, profile })),
   };
 }

@@ -3,13 +3,14 @@
 // tell what the store would serve and what it recorded for each worker run.
 import { join } from 'node:path';
 import { roleProfileSchema, type RoleProfile } from '../../src/core/profile.js';
+import type { Engine } from '../../src/core/resolution.js';
 import type { Predicate } from '../../src/core/semantic.js';
 import { createEngine } from '../../src/resolve/engine.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { listCertificates } from '../../src/store/evidence/certificates.js';
 import { buildExplorers } from '../../src/workers/explorers.js';
 import type { SandboxInfo } from '../../src/workers/sandbox.js';
-import type { Repo } from '../resolve/fixture.js';
+import { settled, type Repo } from '../resolve/fixture.js';
 
 export const NO_SANDBOX: SandboxInfo = { bwrap: null, active: false, reason: 'not used by this test' };
 
@@ -33,13 +34,13 @@ export function ladderProfile(codex: Omit<CodexEntry, 'adapter'>, over: Partial<
 
 export interface Ladder {
   readonly db: Db;
-  readonly engine: ReturnType<typeof createEngine>;
+  readonly engine: Engine;
 }
 
 export function ladderEngine(repo: Repo, profile: RoleProfile, sandbox: SandboxInfo = NO_SANDBOX, env?: NodeJS.ProcessEnv): Ladder {
   const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
   const explorers = buildExplorers(profile, { dataDir: repo.dataDir, db, sandbox, env });
-  return { db, engine: createEngine({ db, repoRoot: repo.root, explorers, profile }) };
+  return { db, engine: settled(db, createEngine({ db, repoRoot: repo.root, explorers, profile })) };
 }
 
 /** Predicates of every certificate the store holds for a subject (what could ever be served for it). */

@@ -13,6 +13,7 @@ import { getActiveProfile } from '../../store/profiles.js';
 import { checkProfileId, parseCommandArgs, resolveDataDir, safeEcho, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { createSessionEngine, openTeamCache } from '../engine.js';
+import { flushBookkeeping } from '../../store/bookkeeping.js';
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
   if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got \`${safeEcho(value)}\``);
@@ -132,6 +133,7 @@ Options:
       await team?.close();
       return 0;
     } finally {
+      flushBookkeeping(data.db);
       data.db.close();
     }
   },

@@ -4,9 +4,11 @@ import { openDataDir } from '../../store/datadir.js';
 import { FreezeError, freezeRepository, freezeSession, type FrozenRepository } from '../../mcp/freeze.js';
 import { McpSession } from '../../mcp/session.js';
 import { serveStdio } from '../../mcp/stdio.js';
+import { WorktreeWatch } from '../../repo/worktree-watch.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { createSessionChangeTools, createSessionEngine, openTeamCache, startupRecovery } from '../engine.js';
+import { flushBookkeeping } from '../../store/bookkeeping.js';
 
 const DEFAULT_MAIN_MODEL = 'unknown';
 
@@ -62,6 +64,7 @@ Options:
       throw e;
     }
     const { db } = opened;
+    let worktree: WorktreeWatch | undefined;
     try {
       if (opened.created) log(`initialized new data directory ${dataDir} with defaults (role profile local)`);
       let frozen;
@@ -82,7 +85,9 @@ Options:
       for (const note of startupRecovery(db, dataDir, frozen.repositoryRoot)) log(note);
       const base = { db, dataDir, repositoryRoot: frozen.repositoryRoot, profile: frozen.profile, env: io.env };
       const team = openTeamCache(stringOption(values, 'team-cache'), base, log, (m) => new UsageError(m));
-      const parts = { ...base, team };
+      // Watches the worktree in the background so that no hit runs git (repo/worktree-watch.ts).
+      worktree = new WorktreeWatch(frozen.repositoryRoot, log).start();
+      const parts = { ...base, team, worktree };
       const changeTools = createSessionChangeTools(parts);
       const session = new McpSession({ frozen, db, engine: createSessionEngine(parts), log, ...(changeTools ? { changeTools } : {}) });
       try {
@@ -92,6 +97,8 @@ Options:
       }
       return 0;
     } finally {
+      worktree?.close();
+      flushBookkeeping(db);
       db.close();
     }
   },

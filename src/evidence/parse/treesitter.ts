@@ -6,7 +6,9 @@ import type * as TS from '@vscode/tree-sitter-wasm';
 
 const require = createRequire(import.meta.url);
 const wasmDir = dirname(require.resolve('@vscode/tree-sitter-wasm'));
-const ts = require('@vscode/tree-sitter-wasm') as typeof TS;
+// Loaded on first use: a server answering from the certified store never parses.
+let tsModule: typeof TS | null = null;
+const tsLib = (): typeof TS => (tsModule ??= require('@vscode/tree-sitter-wasm') as typeof TS);
 
 export type Tree = TS.Tree;
 export type SyntaxNode = TS.Node;
@@ -50,7 +52,7 @@ const parsers = new Map<LanguageId, TS.Parser>();
 const loaded = new Map<LanguageId, TS.Language>();
 
 function init(): Promise<void> {
-  runtime ??= ts.Parser.init({ locateFile: (file: string) => join(wasmDir, file) });
+  runtime ??= tsLib().Parser.init({ locateFile: (file: string) => join(wasmDir, file) });
   return runtime;
 }
 
@@ -61,7 +63,7 @@ export async function loadLanguages(ids: readonly LanguageId[] = LANGUAGES): Pro
     ids.map(async (id) => {
       let pending = languages.get(id);
       if (!pending) {
-        pending = ts.Language.load(join(wasmDir, GRAMMAR_FILE[id]));
+        pending = tsLib().Language.load(join(wasmDir, GRAMMAR_FILE[id]));
         languages.set(id, pending);
       }
       loaded.set(id, await pending);
@@ -78,7 +80,7 @@ function language(id: LanguageId): TS.Language {
 export function parse(id: LanguageId, source: string): Tree {
   let parser = parsers.get(id);
   if (!parser) {
-    parser = new ts.Parser();
+    parser = new (tsLib().Parser)();
     parser.setLanguage(language(id));
     parsers.set(id, parser);
   }
@@ -94,7 +96,7 @@ export function query(id: LanguageId, source: string): TS.Query {
   const key = `${id}\0${source}`;
   let q = queries.get(key);
   if (!q) {
-    q = new ts.Query(language(id), source);
+    q = new (tsLib().Query)(language(id), source);
     queries.set(key, q);
   }
   return q;

@@ -1,0 +1,82 @@
+// The worktree watch (repo/worktree-watch.ts) against a real git repository:
+// the digest it reports is the snapshot git would compute, and any edit a
+// `git grep` could see — to a file nobody read, inside a directory created
+// after the watch started, to .gitignore — withholds it until it was taken
+// again, after one turn of the event loop (no timed assertions: the test
+// waits for the watch's own report).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { captureSnapshot } from '../../src/repo/snapshot.js';
+import { WorktreeWatch } from '../../src/repo/worktree-watch.js';
+import { createRepo } from '../evidence/fixtures/repos.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Waits (event-driven, bounded) until the watch reports a digest again. */
+async function known(w: WorktreeWatch): Promise<string> {
+  for (let i = 0; i < 6_000 && w.current() === null; i++) await new Promise((r) => setTimeout(r, 5));
+  const d = w.current();
+  if (d === null) throw new Error('the watch never reported a digest');
+  return d;
+}
+
+function repo(): string {
+  const root = createRepo({ '.gitignore': 'build/\n', 'src/a.ts': 'export const a = 1;\n', 'src/deep/b.ts': 'export const b = 2;\n', 'README.md': '# r\n' });
+  mkdirSync(join(root, 'build'));
+  dirs.push(root);
+  return root;
+}
+
+describe('worktree watch', () => {
+  it('reports the snapshot git computes, withholds it after any visible edit, and reports the new one', async () => {
+    const root = repo();
+    const w = new WorktreeWatch(root).start();
+    try {
+      expect(await known(w)).toBe(captureSnapshot(root).sourceDigest);
+
+      // An existing file nobody read, one directory down: no listing changes.
+      writeFileSync(join(root, 'src/deep/b.ts'), 'export const b = 3;\n');
+      await turn();
+      expect(w.current()).toBeNull();
+      const edited = await known(w);
+      expect(edited).toBe(captureSnapshot(root).sourceDigest);
+
+      // A directory created after the watch started, then a file edited inside it.
+      mkdirSync(join(root, 'src/new'));
+      writeFileSync(join(root, 'src/new/c.ts'), 'export const c = 1;\n');
+      await turn();
+      expect(w.current()).toBeNull();
+      await known(w);
+      writeFileSync(join(root, 'src/new/c.ts'), 'export const c = 2;\n');
+      await turn();
+      expect(w.current()).toBeNull();
+      expect(await known(w)).toBe(captureSnapshot(root).sourceDigest);
+
+      // Un-ignoring a directory makes its files visible: .gitignore is watched.
+      writeFileSync(join(root, 'build/out.ts'), 'export const o = 1;\n');
+      await turn();
+      writeFileSync(join(root, '.gitignore'), '\n');
+      await turn();
+      expect(w.current()).toBeNull();
+      expect(await known(w)).toBe(captureSnapshot(root).sourceDigest);
+      writeFileSync(join(root, 'build/out.ts'), 'export const o = 2;\n');
+      await turn();
+      expect(w.current()).toBeNull();
+      expect(await known(w)).toBe(captureSnapshot(root).sourceDigest);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('reports nothing once closed', async () => {
+    const root = repo();
+    const w = new WorktreeWatch(root).start();
+    await known(w);
+    w.close();
+    expect(w.current()).toBeNull();
+  });
+});

@@ -19,9 +19,10 @@ export interface SessionRecord {
   readonly maxWorkers: number;
 }
 
-export function insertSession(db: Db, s: SessionRecord): void {
+/** Records a session; with `ifAbsent`, a session already recorded under the id is kept as it is. */
+export function insertSession(db: Db, s: SessionRecord, ifAbsent = false): void {
   db.prepare(
-    `INSERT INTO mcp_sessions (id, started_unix_ms, repository_root, lineage, data_dir, profile_id, profile_digest, routes,
+    `INSERT ${ifAbsent ? 'OR IGNORE ' : ''}INTO mcp_sessions (id, started_unix_ms, repository_root, lineage, data_dir, profile_id, profile_digest, routes,
        semantic_digest, interface_digest, main_model, cache_only, max_needs, max_workers)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(

@@ -19,7 +19,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   resolve: ['core', 'repo', 'store', 'validate', 'workers'],
   changes: ['core', 'repo', 'store', 'workers'],
   mcp: ['core', 'repo', 'store', 'changes'],
-  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'changes', 'mcp'],
+  hooks: ['core', 'repo', 'store', 'changes'],
+  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'changes', 'mcp', 'hooks'],
 };
 
 function sources(dir: string): string[] {

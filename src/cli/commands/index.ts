@@ -10,3 +10,4 @@ export * from './needs.js';
 export * from './stats.js';
 export * from './change.js';
 export * from './hook.js';
+export * from './enable.js';

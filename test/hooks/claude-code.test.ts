@@ -32,7 +32,7 @@ describe.skipIf('skip' in CLAUDE)('Claude Code with Needle hooks (real binary, m
     mock = await anthropicMock((req) => {
       const text = sent(req);
       if (!Array.isArray(req.body.tools) || req.body.tools.length === 0) return { text: 'ok' };
-      if (text.includes('[NEEDLE_CONTEXT')) return { text: `Final answer: src/cli.ts handles it.\n${NEED_BLOCK}` };
+      if (text.includes('[NEEDLE_CONTEXT route=')) return { text: `Final answer: src/cli.ts handles it.\n${NEED_BLOCK}` };
       return { text: NEED_BLOCK };
     });
   });

@@ -222,6 +222,7 @@ function world(value: string): WorldSelector {
 }
 
 function preview(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
   const t = text.replace(/[\u0000-\u001f`]/g, ' ');
   return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }

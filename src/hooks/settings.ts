@@ -55,6 +55,7 @@ function commit(path: string, before: { existed: boolean; bytes: string | null; 
   if (stableStringify(next) === stableStringify(before.doc)) return false;
   const backup = `${path}${BACKUP}`;
   if (adding) {
+    mkdirSync(dirname(path), { recursive: true });
     if (!existsSync(backup)) writeFileSync(backup, before.existed ? before.bytes! : '');
     writeAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
     return true;

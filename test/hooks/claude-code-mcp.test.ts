@@ -87,7 +87,7 @@ describe.skipIf('skip' in CLAUDE)('Claude Code calling need_context over MCP (re
   it('through ToolSearch: the next request holds the tool result with Needle context; a repeat in the same session is a certified hit', async () => {
     const { main, results } = await session({ toolSearch: true, calls: 2 });
     // The server's instructions reach the model.
-    expect(sent(main[0]!)).toContain('call need_context');
+    expect(sent(main[0]!)).toContain('Call need_context first');
     expect(results.length).toBe(2);
     expect(results[0]).toContain('resolution=miss');
     expect(results[0]).toContain('src/cli.ts:');

@@ -86,8 +86,8 @@ export function anthropicMock(script: (req: Recorded, n: number) => AnthropicRep
   });
 }
 
-/** OpenAI Responses API: `POST /v1/responses`, one scripted assistant message per request. */
-export function responsesMock(script: (req: Recorded, n: number) => string): Promise<Mock> {
+/** OpenAI Responses API: `POST /v1/responses`, one scripted assistant message (or exec_command call) per request. */
+export function responsesMock(script: (req: Recorded, n: number) => string | { exec: string }): Promise<Mock> {
   let n = 0;
   return serve((rec, res) => {
     if (rec.url !== 'POST /v1/responses') {
@@ -95,10 +95,13 @@ export function responsesMock(script: (req: Recorded, n: number) => string): Pro
       return;
     }
     n += 1;
-    const text = script(rec, n);
+    const reply = script(rec, n);
     const id = `resp_${n}`;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const item = { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text, annotations: [] }] };
+    const item =
+      typeof reply === 'string'
+        ? { type: 'message', role: 'assistant', id: `msg_${n}`, content: [{ type: 'output_text', text: reply, annotations: [] }] }
+        : { type: 'function_call', id: `fc_${n}`, name: 'exec_command', call_id: `call_${n}`, arguments: JSON.stringify({ cmd: reply.exec }) };
     for (const e of [
       { type: 'response.created', response: { id } },
       { type: 'response.output_item.done', output_index: 0, item },
@@ -177,9 +180,10 @@ export interface Run {
 }
 
 /** Runs a client with a hard deadline; the whole process group is killed past it. */
-export function runClient(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Run> {
+export function runClient(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; input?: string }): Promise<Run> {
   return new Promise((ok) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], detached: true });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

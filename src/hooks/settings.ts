@@ -21,6 +21,8 @@ export interface HookEntry {
   readonly event: HookEvent;
   readonly command: string;
   readonly timeoutSec: number;
+  /** Shown by the client while the hook runs (Claude Code's spinner). */
+  readonly statusMessage?: string;
 }
 
 export interface McpEntry {
@@ -114,7 +116,7 @@ export function enableHooks(path: string, entries: readonly HookEntry[]): Change
   for (const e of entries) {
     const name = CLIENT_EVENT_NAMES[e.event];
     const groups = Array.isArray(hooks[name]) ? [...(hooks[name] as unknown[])] : [];
-    groups.push({ hooks: [{ type: 'command', command: e.command, timeout: e.timeoutSec }] });
+    groups.push({ hooks: [{ type: 'command', command: e.command, timeout: e.timeoutSec, ...(e.statusMessage ? { statusMessage: e.statusMessage } : {}) }] });
     hooks[name] = groups;
   }
   const changed = commit(path, before, { ...next, hooks }, true);

@@ -128,7 +128,7 @@ Options:
       if (hooks)
         report(io, 'hooks', t.hooksFile, enableHooks(t.hooksFile, [
           { event: 'session-start', command: hookCommand('session-start'), timeoutSec: HOOKS.sessionStartTimeoutSec },
-          { event: 'stop', command: hookCommand('stop'), timeoutSec: HOOKS.stopTimeoutSec },
+          { event: 'stop', command: hookCommand('stop'), timeoutSec: HOOKS.stopTimeoutSec, statusMessage: 'Needle: resolving @@need blocks' },
         ]));
       if (mcp) {
         const args = [MAIN_JS, 'mcp', 'serve', '--role-profile', profile, ...(t.repository ? ['--repository', t.repository] : []), ...(dataDir ? ['--data-dir', dataDir] : [])];

@@ -2,8 +2,9 @@
 // settings files. Every edit is a merge: Needle's hook groups and its MCP
 // server entry are added or removed, everything else in the file is kept.
 // A file that does not parse is refused and never rewritten; the first write
-// keeps the original bytes next to it (`<file>.needle-backup`), and `disable`
-// restores those bytes exactly when what remains equals them.
+// of an existing file keeps its original bytes next to it
+// (`<file>.needle-backup`), and `disable` restores those bytes exactly when
+// what remains equals them, or removes a file enable created once it is empty.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stableStringify } from '../core/schema.js';
@@ -58,7 +59,8 @@ function commit(path: string, before: { existed: boolean; bytes: string | null; 
   const backup = `${path}${BACKUP}`;
   if (adding) {
     mkdirSync(dirname(path), { recursive: true });
-    if (!existsSync(backup)) writeFileSync(backup, before.existed ? before.bytes! : '');
+    // A file enable creates needs no backup: disable removes it when nothing else is left in it.
+    if (before.existed && !existsSync(backup)) writeFileSync(backup, before.bytes!);
     writeAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
     return true;
   }
@@ -72,11 +74,13 @@ function commit(path: string, before: { existed: boolean; bytes: string | null; 
       same = false;
     }
     if (same) {
-      if (original === '' && Object.keys(next).length === 0) rmSync(path, { force: true });
-      else writeAtomic(path, original);
+      writeAtomic(path, original);
       rmSync(backup, { force: true });
       return true;
     }
+  } else if (Object.keys(next).length === 0) {
+    rmSync(path, { force: true });
+    return true;
   }
   writeAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
   return true;

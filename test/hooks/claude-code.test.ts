@@ -1,7 +1,7 @@
 // The real Claude Code binary (npm @anthropic-ai/claude-code) against a
 // loopback mock of the Anthropic Messages API, with Needle's hooks set up by
 // `needle enable --client claude-code --scope project`.
-import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicMock, claudeBinary, makeRepo, needle, runClient, sent, type Mock, type Recorded } from './clients.js';
@@ -85,6 +85,35 @@ describe.skipIf('skip' in CLAUDE)('Claude Code with Needle hooks (real binary, m
     expect(json.worker_spawned).toBe(false);
 
     expect(needle(['disable', '--client', 'claude-code', '--scope', 'project'], repo.root)).toMatch(/hooks +removed/);
+    expect(readFileSync(settingsFile(), 'utf8')).toBe(USER_SETTINGS);
+  }, 150_000);
+
+  it('needle enable --mcp --hooks registers the server in .mcp.json: Claude Code offers need_context, the note names it, disable removes both', async () => {
+    expect(needle(['enable', '--client', 'claude-code', '--scope', 'project', '--mcp', '--hooks', '--data-dir', repo.dataDir], repo.root)).toMatch(/mcp +added/);
+    const before = mock.requests.length;
+    const run = await runClient(
+      (CLAUDE as { path: string }).path,
+      ['-p', '--output-format', 'stream-json', '--verbose', '--', 'hello'],
+      {
+        cwd: repo.root,
+        timeoutMs: 90_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          CLAUDE_CONFIG_DIR: join(home, '.claude'),
+          ANTHROPIC_BASE_URL: `http://127.0.0.1:${mock.port}`,
+          ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const first = mock.requests.slice(before).find((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0)!;
+    // Project .mcp.json servers load in -p mode without a prompt; the tool is deferred behind ToolSearch.
+    expect(sent(first).includes('mcp__needle__need_context'), 'need_context offered').toBe(true);
+    expect(sent(first).includes('call the need_context tool'), 'SessionStart note names the tool').toBe(true);
+    needle(['disable', '--client', 'claude-code', '--scope', 'project'], repo.root);
+    expect(existsSync(join(repo.root, '.mcp.json'))).toBe(false);
     expect(readFileSync(settingsFile(), 'utf8')).toBe(USER_SETTINGS);
   }, 150_000);
 });

@@ -69,14 +69,24 @@ describe.skipIf('skip' in CODEX)('Codex with Needle hooks (real codex exec, mock
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(config);
   }, 150_000);
 
-  it('needle enable --mcp adds a marked [mcp_servers.needle] block to config.toml and disable takes exactly it out', () => {
+  it('needle enable --mcp adds a marked [mcp_servers.needle] block to config.toml that codex exec serves; disable takes exactly it out', async () => {
     const env = { ...process.env, CODEX_HOME: codexHome };
     expect(needle(['enable', '--client', 'codex', '--mcp', '--data-dir', repo.dataDir], repo.root, env)).toMatch(/mcp +added/);
     const toml = readFileSync(join(codexHome, 'config.toml'), 'utf8');
     expect(toml.startsWith(config)).toBe(true);
     expect(toml).toContain('[mcp_servers.needle]');
     expect(needle(['enable', '--client', 'codex', '--mcp', '--data-dir', repo.dataDir], repo.root, env)).toMatch(/mcp +unchanged/);
+    // codex exec starts the server from the block and offers its tool to the model.
+    const before = mock.requests.length;
+    const run = await runClient(
+      (CODEX as { path: string }).path,
+      ['exec', '--json', '--skip-git-repo-check', '--', 'hello'],
+      { cwd: repo.root, timeoutMs: 90_000, env: { PATH: process.env.PATH ?? '', HOME: join(repo.tmp, 'home'), CODEX_HOME: codexHome } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const tools = JSON.stringify(mock.requests[before]?.body.tools ?? []);
+    expect(tools).toContain('need_context');
     needle(['disable', '--client', 'codex'], repo.root, env);
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(config);
-  });
+  }, 150_000);
 });

@@ -46,3 +46,11 @@ export function insertSession(db: Db, s: SessionRecord, ifAbsent = false): void 
 export function setSessionProtocol(db: Db, id: string, protocolVersion: string): void {
   db.prepare('UPDATE mcp_sessions SET protocol_version = ? WHERE id = ?').run(protocolVersion, id);
 }
+
+/** The role-profile revision a recorded session froze, or null when there is no such session. */
+export function sessionProfile(db: Db, id: string): { profileId: string; profileDigest: Digest } | null {
+  const row = db.prepare('SELECT profile_id, profile_digest FROM mcp_sessions WHERE id = ?').get(id) as
+    | { profile_id: string; profile_digest: Digest }
+    | undefined;
+  return row ? { profileId: row.profile_id, profileDigest: row.profile_digest } : null;
+}

@@ -10,7 +10,8 @@ import { contextAnswer } from '../../hooks/session-start.js';
 import { handleStop } from '../../hooks/stop.js';
 import { findRepositoryRoot, repositoryLineage } from '../../repo/snapshot.js';
 import { openDataDir } from '../../store/datadir.js';
-import { getActiveProfile } from '../../store/profiles.js';
+import { getActiveProfile, getProfileRevision } from '../../store/profiles.js';
+import { sessionProfile } from '../../store/sessions.js';
 import { enabledRoutes } from '../../store/settings.js';
 import { checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
@@ -46,14 +47,17 @@ async function stop(text: string, o: HookOptions, io: CliIO): Promise<object | n
   }
   const data = openDataDir(resolveDataDir(o.dataDirFlag, io.env, payload.cwd));
   try {
-    const profile = getActiveProfile(data.db, o.profileId);
+    // A client session keeps the profile revision its first need froze, like an MCP connection.
+    const id = hookSessionId(o.client, payload.session_id);
+    const frozen = sessionProfile(data.db, id);
+    const profile = frozen ? getProfileRevision(data.db, frozen.profileId, frozen.profileDigest) : getActiveProfile(data.db, o.profileId);
     if (!profile) throw new PayloadError(`no role profile ${o.profileId} in ${data.dataDir}`);
     const session: HookSession = {
-      id: hookSessionId(o.client, payload.session_id),
+      id,
       repositoryRoot: root,
       lineage: repositoryLineage(root),
       dataDir: data.dataDir,
-      profileId: o.profileId,
+      profileId: profile.profileId,
       profileDigest: profile.digest,
       routes: enabledRoutes(data.db),
       maxNeeds: profile.document.limits?.max_needs ?? LEDGER.defaultMaxNeeds,

@@ -186,8 +186,8 @@ export function runClient(cmd: string, args: string[], opts: { cwd: string; env:
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, 'SIGKILL');

@@ -35,6 +35,8 @@ export const HOOKS = {
   /** Seconds the client allows each hook (written into its settings by `needle enable`). */
   sessionStartTimeoutSec: 10,
   stopTimeoutSec: 120,
+  /** Seconds Codex waits for the MCP server to start (written into config.toml). */
+  mcpStartupTimeoutSec: 30,
   /** The Stop hook answers this long before the client's own timeout. */
   stopMarginMs: 5_000,
 } as const;

@@ -7,6 +7,7 @@
 // what remains equals them, or removes a file enable created once it is empty.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { HOOKS } from '../core/limits.js';
 import { stableStringify } from '../core/schema.js';
 import { CLIENT_EVENT_NAMES, type HookEvent } from './payload.js';
 
@@ -180,7 +181,16 @@ const TOML_END = '# END needle';
 const tomlString = (s: string): string => JSON.stringify(s);
 
 function tomlBlock(entry: McpEntry): string {
-  return [TOML_BEGIN, '[mcp_servers.needle]', `command = ${tomlString(entry.command)}`, `args = [${entry.args.map(tomlString).join(', ')}]`, TOML_END].join('\n');
+  return [
+    TOML_BEGIN,
+    '[mcp_servers.needle]',
+    `command = ${tomlString(entry.command)}`,
+    `args = [${entry.args.map(tomlString).join(', ')}]`,
+    // Codex's defaults (10 s to start, 60 s per call) are short for a cold resolution on a loaded machine.
+    `startup_timeout_sec = ${HOOKS.mcpStartupTimeoutSec}`,
+    `tool_timeout_sec = ${HOOKS.stopTimeoutSec}`,
+    TOML_END,
+  ].join('\n');
 }
 
 function splitToml(text: string): { before: string; block: string | null; after: string } {

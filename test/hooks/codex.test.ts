@@ -85,7 +85,7 @@ describe.skipIf('skip' in CODEX)('Codex with Needle hooks (real codex exec, mock
     );
     expect(run.code, run.stderr).toBe(0);
     const tools = JSON.stringify(mock.requests[before]?.body.tools ?? []);
-    expect(tools).toContain('need_context');
+    expect(tools.includes('need_context'), `need_context offered; codex said: ${run.stdout.slice(-600)}`).toBe(true);
     needle(['disable', '--client', 'codex'], repo.root, env);
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toBe(config);
   }, 150_000);

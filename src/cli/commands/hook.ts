@@ -7,15 +7,8 @@ import { BUILTIN_PROFILE_ID } from '../../core/profile.js';
 import { hookSessionId, type HookSession } from '../../hooks/ledger.js';
 import { clientSchema, HOOK_EVENTS, parsePayload, PayloadError, sessionStartPayload, stopPayload, userPromptPayload, type Client, type HookEvent } from '../../hooks/payload.js';
 import { contextAnswer } from '../../hooks/session-start.js';
-import { handleStop } from '../../hooks/stop.js';
-import { findRepositoryRoot, repositoryLineage } from '../../repo/snapshot.js';
-import { openDataDir } from '../../store/datadir.js';
-import { getActiveProfile, getProfileRevision } from '../../store/profiles.js';
-import { sessionProfile } from '../../store/sessions.js';
-import { enabledRoutes } from '../../store/settings.js';
 import { checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
-import { createSessionEngine } from '../engine.js';
 
 async function readStdin(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
@@ -39,6 +32,17 @@ interface HookOptions {
 async function stop(text: string, o: HookOptions, io: CliIO): Promise<object | null> {
   const payload = parsePayload(text, stopPayload);
   if (payload.stop_hook_active === true || !payload.last_assistant_message?.includes('@@need')) return null;
+  // Only a turn that asks for evidence pays for loading the store and the resolver.
+  const [{ findRepositoryRoot, repositoryLineage }, { openDataDir }, { getActiveProfile, getProfileRevision }, { sessionProfile }, { enabledRoutes }, { createSessionEngine }, { handleStop }] =
+    await Promise.all([
+      import('../../repo/snapshot.js'),
+      import('../../store/datadir.js'),
+      import('../../store/profiles.js'),
+      import('../../store/sessions.js'),
+      import('../../store/settings.js'),
+      import('../engine.js'),
+      import('../../hooks/stop.js'),
+    ]);
   let root: string;
   try {
     root = findRepositoryRoot(payload.cwd);
@@ -130,3 +134,13 @@ Options:
     return 0;
   },
 };
+
+/** `needle hook …` without the dispatcher (see main.ts): the same one-line errors and exit codes. */
+export async function runHook(argv: readonly string[], io: CliIO): Promise<number> {
+  try {
+    return await hookCommand.run(argv, io);
+  } catch (e) {
+    io.stderr.write(`needle: ${String((e as Error)?.message ?? e).split('\n', 1)[0]}\n`);
+    return e instanceof UsageError ? 2 : 1;
+  }
+}

@@ -20,7 +20,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   team: ['core', 'repo', 'store', 'validate'],
   changes: ['core', 'repo', 'store', 'workers'],
   mcp: ['core', 'repo', 'store', 'changes'],
-  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'team', 'changes', 'mcp'],
+  hooks: ['core', 'repo', 'store', 'changes'],
+  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'team', 'changes', 'mcp', 'hooks'],
 };
 
 function sources(dir: string): string[] {

@@ -25,6 +25,22 @@ export const NEED = {
   maxArtifactIds: 8,
 } as const;
 
+export const HOOKS = {
+  /** Bytes of hook JSON read from stdin; more is refused. */
+  maxPayloadBytes: 1_048_576,
+  /** Bytes of one `@@need … @@end` block, markers included. */
+  maxBlockBytes: 16_384,
+  /** Blocks honoured in one assistant message; later ones are ignored. */
+  maxBlocksPerMessage: 3,
+  /** Seconds the client allows each hook (written into its settings by `needle enable`). */
+  sessionStartTimeoutSec: 10,
+  stopTimeoutSec: 120,
+  /** Seconds Codex waits for the MCP server to start (written into config.toml). */
+  mcpStartupTimeoutSec: 30,
+  /** The Stop hook answers this long before the client's own timeout. */
+  stopMarginMs: 5_000,
+} as const;
+
 export const LEDGER = {
   defaultMaxNeeds: 3,
   defaultMaxWorkers: 3,

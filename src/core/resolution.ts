@@ -91,3 +91,17 @@ export interface ResolveOptions {
 export interface Engine {
   resolve(need: import('./need.js').CompiledNeed, opts: ResolveOptions): Promise<EngineResult>;
 }
+
+export const ANSWER_STATUSES = ['hit', 'generated', 'bypass'] as const;
+export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
+
+/**
+ * Where an answer came from, for every transport: `hit` from the certified
+ * store with zero workers, `generated` when a worker ran for it, `bypass` when
+ * Needle has no answer of its own (nothing satisfied and no verdict).
+ */
+export function answerStatus(r: EngineResult): AnswerStatus {
+  const satisfied = UNSAFE_KINDS.has(r.resolution.kind) ? 0 : r.satisfied.length;
+  if (satisfied === 0 && r.verdict !== true) return 'bypass';
+  return r.workerSpawned ? 'generated' : 'hit';
+}

@@ -205,12 +205,25 @@ export interface ObjectSchema<P extends Props> extends Schema<ObjectOf<P>> {
 
 /** A closed object: unknown keys are an error at every level. */
 export function object<P extends Props>(props: P, description?: string): ObjectSchema<P> {
+  return objectOf(props, description, true);
+}
+
+/**
+ * An open object: unknown keys are ignored and dropped from the parsed value.
+ * Only for input whose producer adds fields over time (a client's hook
+ * payloads); never for anything Needle publishes as a contract.
+ */
+export function openObject<P extends Props>(props: P, description?: string): ObjectSchema<P> {
+  return objectOf(props, description, false);
+}
+
+function objectOf<P extends Props>(props: P, description: string | undefined, closed: boolean): ObjectSchema<P> {
   const keys = Object.keys(props);
   const required = keys.filter((k) => !(OPTIONAL in props[k]!));
   const json: JsonSchema = {
     type: 'object',
     properties: Object.fromEntries(keys.map((k) => [k, props[k]!.json])),
-    additionalProperties: false,
+    ...(closed ? { additionalProperties: false } : {}),
   };
   if (required.length) json.required = required;
   return {
@@ -220,10 +233,9 @@ export function object<P extends Props>(props: P, description?: string): ObjectS
       if (typeof value !== 'object' || value === null || Array.isArray(value))
         throw new SchemaError(path, `must be an object, got ${typeName(value)}`);
       const record = value as Record<string, unknown>;
-      for (const key of Object.keys(record)) {
-        if (!Object.prototype.hasOwnProperty.call(props, key))
-          throw new SchemaError(child(path, key.slice(0, 64)), 'unknown field');
-      }
+      if (closed)
+        for (const key of Object.keys(record))
+          if (!Object.prototype.hasOwnProperty.call(props, key)) throw new SchemaError(child(path, key.slice(0, 64)), 'unknown field');
       const out: Record<string, unknown> = {};
       for (const key of keys) {
         const schema = props[key]!;

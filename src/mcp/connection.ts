@@ -28,10 +28,12 @@ export interface ToolHost {
 }
 
 export const SERVER_INSTRUCTIONS =
-  'Needle serves proof-checked repository evidence. Before searching or opening files to find where something is ' +
-  'implemented, how a value flows at runtime, or which test covers it, call need_context with the subject and the ' +
-  'evidence you need. Use the returned paths and line ranges directly and do not repeat discovery they cover. ' +
-  'A bypass result means continue with your own tools.';
+  'Needle serves proof-checked repository evidence. Call need_context first — before grep, find or opening files — ' +
+  'whenever you need where a symbol, CLI option, configuration key, test, file, module or behavior is implemented, ' +
+  'how its value flows at runtime, or which focused test covers it (routes locate.implementation, trace.state-flow, ' +
+  'tests.relevant). If your client defers MCP tools, load it first (Claude Code: ToolSearch ' +
+  '"select:mcp__needle__need_context"). Use the returned path:line pointers directly and do not repeat the discovery ' +
+  'they cover; open a range only to edit it. A bypass result means continue with your own tools.';
 
 interface Pending {
   readonly id: RequestId;

@@ -3,12 +3,11 @@
 // main model, limits and policy. Configuration changed later affects new
 // connections only.
 import { randomUUID } from 'node:crypto';
-import { PAYLOAD_SCHEMAS } from '../core/contracts.js';
 import { blake3, canonical, type Digest } from '../core/digest.js';
 import { LEDGER, MCP } from '../core/limits.js';
 import type { RoleProfile } from '../core/profile.js';
-import { stableStringify } from '../core/schema.js';
-import { FACETS, PREDICATES, ROUTES, SUBJECT_KINDS, type RouteId } from '../core/semantic.js';
+import { SEMANTIC_DIGEST } from '../core/definition.js';
+import type { RouteId } from '../core/semantic.js';
 import { findRepositoryRoot, repositoryLineage } from '../repo/snapshot.js';
 import type { Db } from '../store/db.js';
 import { getActiveProfile } from '../store/profiles.js';
@@ -53,18 +52,7 @@ export interface FreezeOptions {
   readonly changeToolsAvailable: boolean;
 }
 
-/** Digest of the whole semantic definition: vocabulary, route contracts and evidence contracts. */
-export const SEMANTIC_DIGEST: Digest = canonical('semantic-definition')
-  .text(
-    stableStringify({
-      subject_kinds: SUBJECT_KINDS,
-      predicates: PREDICATES,
-      facets: FACETS,
-      routes: ROUTES,
-      contracts: Object.fromEntries(PREDICATES.map((p) => [p, PAYLOAD_SCHEMAS[p].json])),
-    }),
-  )
-  .finish();
+export { SEMANTIC_DIGEST };
 
 export function interfaceDigest(routes: readonly RouteId[], changesEnabled: boolean, semantic: Digest): Digest {
   return canonical('mcp-public-tools-interface')

@@ -7,7 +7,7 @@
 import { MCP } from '../core/limits.js';
 import type { CompiledNeed } from '../core/need.js';
 import type { Relation } from '../core/relation.js';
-import { UNSAFE_KINDS, type EngineResult, type Resolution } from '../core/resolution.js';
+import { answerStatus, UNSAFE_KINDS, type EngineResult, type Resolution } from '../core/resolution.js';
 import { stableStringify } from '../core/schema.js';
 import { PREDICATES, type Predicate } from '../core/semantic.js';
 import { needContextOutputSchema, type NeedContextOutput } from './tools/need-context.js';
@@ -48,9 +48,8 @@ export function projectNeedResult(
 function project(need: CompiledNeed, step: { ordinal: number; relation: Relation }, r: EngineResult): NeedContextOutput {
   const unsafe = UNSAFE_KINDS.has(r.resolution.kind);
   const satisfied = unsafe ? [] : ordered(r.satisfied);
-  const answered = satisfied.length > 0 || r.verdict === true;
   const output = {
-    status: !answered ? 'bypass' : r.workerSpawned ? 'generated' : 'hit',
+    status: answerStatus(r),
     route: need.route,
     subject: { kind: need.subject.kind, name: need.subject.name },
     need_id: need.id,

@@ -10,3 +10,5 @@ export * from './needs.js';
 export * from './stats.js';
 export * from './change.js';
 export * from './team-cache.js';
+export * from './hook.js';
+export * from './enable.js';

@@ -6,7 +6,7 @@ import { isDigest } from '../../core/digest.js';
 import { MCP, NEED, RESOLVER } from '../../core/limits.js';
 import { DEFAULT_WORLD, type NeedRequest } from '../../core/need.js';
 import { RELATIONS } from '../../core/relation.js';
-import { REUSE_UNITS } from '../../core/resolution.js';
+import { ANSWER_STATUSES, REUSE_UNITS } from '../../core/resolution.js';
 import {
   array,
   boolean,
@@ -138,7 +138,7 @@ const resolution = tagged('kind', {
 
 const predicateList = array(enumOf(PREDICATES), { max: PREDICATES.length, unique: true });
 
-export const NEED_STATUSES = ['hit', 'generated', 'bypass'] as const;
+export const NEED_STATUSES = ANSWER_STATUSES;
 
 export const needContextOutputSchema = object({
   status: enumOf(NEED_STATUSES),

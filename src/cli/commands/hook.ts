@@ -28,13 +28,15 @@ interface HookOptions {
   readonly dataDirFlag: string | undefined;
   readonly profileId: string;
   readonly mcp: boolean;
+  /** --team-cache URL; $NEEDLE_TEAM_CACHE when absent. */
+  readonly teamCache: string | undefined;
 }
 
 async function stop(text: string, o: HookOptions, io: CliIO): Promise<object | null> {
   const payload = parsePayload(text, stopPayload);
   if (payload.stop_hook_active === true || !payload.last_assistant_message?.includes('@@need')) return null;
   // Only a turn that asks for evidence pays for loading the store and the resolver.
-  const [{ findRepositoryRoot, repositoryLineage }, { openDataDir }, { getActiveProfile, getProfileRevision }, { sessionProfile }, { enabledRoutes }, { createSessionEngine }, { handleStop }] =
+  const [{ findRepositoryRoot, repositoryLineage }, { openDataDir }, { getActiveProfile, getProfileRevision }, { sessionProfile }, { enabledRoutes }, { createSessionEngine, openTeamCache }, { handleStop }] =
     await Promise.all([
       import('../../repo/snapshot.js'),
       import('../../store/datadir.js'),
@@ -51,6 +53,7 @@ async function stop(text: string, o: HookOptions, io: CliIO): Promise<object | n
     return null;
   }
   const data = openDataDir(resolveDataDir(o.dataDirFlag, io.env, payload.cwd));
+  let team: ReturnType<typeof openTeamCache> = null;
   try {
     // A client session keeps the profile revision its first need froze, like an MCP connection.
     const id = hookSessionId(o.client, payload.session_id);
@@ -68,13 +71,18 @@ async function stop(text: string, o: HookOptions, io: CliIO): Promise<object | n
       maxNeeds: profile.document.limits?.max_needs ?? LEDGER.defaultMaxNeeds,
       maxWorkers: profile.document.limits?.max_workers ?? LEDGER.defaultMaxWorkers,
     };
-    const engine = createSessionEngine({ db: data.db, dataDir: data.dataDir, repositoryRoot: root, profile: profile.document, env: io.env });
+    const base = { db: data.db, dataDir: data.dataDir, repositoryRoot: root, profile: profile.document, env: io.env };
+    const log0 = (line: string): void => void io.stderr.write(`needle: ${line}\n`);
+    // A hook answers through the same team cache as `mcp serve` when one is configured.
+    team = openTeamCache(o.teamCache, base, log0, (m) => new Error(m));
+    const engine = createSessionEngine({ ...base, team });
     const signal = AbortSignal.timeout(HOOKS.stopTimeoutSec * 1000 - HOOKS.stopMarginMs);
     const log = (line: string): void => void io.stderr.write(`needle: ${line}\n`);
     return await handleStop(payload, { db: data.db, engine, session, client: o.client, signal, log });
   } finally {
     // Rows the engine queued as bookkeeping are committed before the process ends.
     flushBookkeeping(data.db);
+    await team?.close();
     data.db.close();
   }
 }
@@ -98,11 +106,12 @@ Options:
   --mcp              the MCP server is registered too (the note mentions need_context)
   --data-dir D       data directory (default: $NEEDLE_DATA_DIR, $XDG_DATA_HOME/needle, ~/.local/share/needle)
   --role-profile ID  role profile (default ${BUILTIN_PROFILE_ID})
+  --team-cache URL   PostgreSQL team cache (default: $NEEDLE_TEAM_CACHE); password from PGPASSWORD or ~/.pgpass
 `,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(
       argv,
-      { client: { type: 'string' }, mcp: { type: 'boolean' }, 'data-dir': { type: 'string' }, 'role-profile': { type: 'string' } },
+      { client: { type: 'string' }, mcp: { type: 'boolean' }, 'data-dir': { type: 'string' }, 'role-profile': { type: 'string' }, 'team-cache': { type: 'string' } },
       1,
     );
     const event = positionals[0] as HookEvent | undefined;
@@ -120,6 +129,7 @@ Options:
       dataDirFlag: stringOption(values, 'data-dir'),
       profileId: checkProfileId(stringOption(values, 'role-profile') ?? BUILTIN_PROFILE_ID),
       mcp: values.mcp === true,
+      teamCache: stringOption(values, 'team-cache'),
     };
     let answer: object | null = null;
     try {

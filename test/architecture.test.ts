@@ -19,7 +19,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   resolve: ['core', 'repo', 'store', 'validate', 'workers'],
   changes: ['core', 'repo', 'store', 'workers'],
   mcp: ['core', 'repo', 'store', 'changes'],
-  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'changes', 'mcp'],
+  ui: ['core', 'repo', 'store', 'validate', 'workers', 'resolve', 'changes'],
+  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'changes', 'mcp', 'ui'],
 };
 
 function sources(dir: string): string[] {

@@ -9,3 +9,4 @@ export * from './cache.js';
 export * from './needs.js';
 export * from './stats.js';
 export * from './change.js';
+export * from './ui.js';

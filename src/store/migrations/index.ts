@@ -4,6 +4,7 @@ import { evidence } from './002_evidence.js';
 import { workers } from './003_workers.js';
 import { changes } from './004_changes.js';
 import { negativeOutcomes } from './005_negative_outcomes.js';
+import { reportIndexes } from './006_report_indexes.js';
 
 export interface Migration {
   readonly id: number;
@@ -11,4 +12,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes];
+export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes, reportIndexes];

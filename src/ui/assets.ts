@@ -38,7 +38,8 @@ svg.plot line.axis { stroke: var(--line); }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 caption { text-align: left; color: var(--muted); font-size: .85rem; padding: 2px 0; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-td { overflow-wrap: anywhere; }
+td, p, li, dd, h1, h2, h3, summary { overflow-wrap: anywhere; }
+main > * { max-width: 100%; }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 8px; overflow-x: auto; white-space: pre; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 10px; font-size: .8rem; border: 1px solid currentColor; white-space: nowrap; }
@@ -52,7 +53,7 @@ button.danger { background: var(--bad); color: var(--bg); border-color: var(--ba
 .confirm { border: 2px solid var(--warn); border-radius: 6px; padding: 8px 12px; background: var(--panel); }
 .refused { border-left: 4px solid var(--bad); padding: 4px 12px; }
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; } dl.kv dt { color: var(--muted); } dl.kv dd { margin: 0; overflow-wrap: anywhere; }
-.diff { padding: 0; } .diff span.l { display: block; padding: 0 8px; }
+.diff { padding: 0; position: relative; } .diff span.l { display: block; padding: 0 8px; }
 .diff .add { background: var(--add); } .diff .del { background: var(--del); } .diff .hunk { background: var(--hunk); color: var(--muted); }
 .tk-kw { color: var(--kw); font-weight: 600; } .tk-str { color: var(--str); } .tk-com { color: var(--com); font-style: italic; }
 #live:not(:empty) { position: sticky; top: 0; z-index: 1; background: var(--warn); color: var(--bg); padding: 4px 16px; }

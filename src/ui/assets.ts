@@ -28,7 +28,7 @@ h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 1.6em; }
 figure { margin: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 8px; }
 figcaption { font-weight: 600; margin-bottom: 4px; }
 svg.plot { width: 100%; height: auto; display: block; }
-svg.plot text { fill: var(--muted); font-size: 10px; }
+svg.plot text { fill: var(--muted); font-size: 11px; }
 svg.plot line.axis { stroke: var(--line); }
 .s1 { fill: var(--s1); } .s2 { fill: var(--s2); } .s3 { fill: var(--s3); } .s4 { fill: var(--s4); }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: .85rem; color: var(--muted); list-style: none; padding: 0; margin: 4px 0 0; }
@@ -48,6 +48,7 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6p
 form.filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; }
 label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); }
 select, input, button { font: inherit; color: inherit; background: var(--panel); border: 1px solid var(--line); border-radius: 4px; padding: 4px 8px; min-height: 32px; }
+a.button { display: inline-block; padding: 4px 12px; border-radius: 4px; background: var(--accent); color: var(--bg); text-decoration: none; font-weight: 600; }
 button.primary { background: var(--accent); color: var(--bg); border-color: var(--accent); }
 button.danger { background: var(--bad); color: var(--bg); border-color: var(--bad); }
 .confirm { border: 2px solid var(--warn); border-radius: 6px; padding: 8px 12px; background: var(--panel); }

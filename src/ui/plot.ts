@@ -7,9 +7,9 @@ export interface Series {
   readonly values: readonly (number | null)[];
 }
 
-const W = 600;
-const H = 200;
-const PAD = { l: 48, r: 8, t: 8, b: 28 };
+const W = 360;
+const H = 170;
+const PAD = { l: 52, r: 6, t: 8, b: 24 };
 
 function tick(v: number, format: (n: number) => string): string {
   return format(v);

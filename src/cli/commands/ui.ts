@@ -42,10 +42,8 @@ Stop it with Ctrl-C.
       repository = null;
     }
     const ui = await startUi({ dataDir: resolveDataDir(stringOption(values, 'data-dir'), io.env, io.cwd), repository, port });
-    io.stdout.write(`needle ui: ${ui.url}\n`);
-    io.stderr.write('Serving on 127.0.0.1 only; the token in this URL is the key. Ctrl-C stops it.\n');
-    if (values.open) openBrowser(ui.url);
-    await new Promise<void>((resolve) => {
+    // Handlers first, URL second: whoever reads the URL may stop us right away.
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -54,6 +52,10 @@ Stop it with Ctrl-C.
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    io.stdout.write(`needle ui: ${ui.url}\n`);
+    io.stderr.write('Serving on 127.0.0.1 only; the token in this URL is the key. Ctrl-C stops it.\n');
+    if (values.open) openBrowser(ui.url);
+    await stopped;
     await ui.close();
     return 0;
   },

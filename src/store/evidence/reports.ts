@@ -68,13 +68,16 @@ const toDetail = (r: RawResolution): ResolutionDetail => ({
 export function pageResolutions(db: Db, f: NeedFilter): { rows: ResolutionDetail[]; next: number | null } {
   const where: string[] = [];
   const args: (string | number)[] = [];
-  if (f.route) (where.push('route = ?'), args.push(f.route));
-  if (f.kind) (where.push('resolution_kind = ?'), args.push(f.kind));
+  const add = (clause: string, value: string | number) => {
+    where.push(clause);
+    args.push(value);
+  };
+  if (f.route) add('route = ?', f.route);
+  if (f.kind) add('resolution_kind = ?', f.kind);
   if (f.repository) {
-    where.push('need_id IN (SELECT s.need_id FROM need_steps s JOIN mcp_sessions m ON m.id = s.session_id WHERE m.repository_root = ?)');
-    args.push(f.repository);
+    add('need_id IN (SELECT s.need_id FROM need_steps s JOIN mcp_sessions m ON m.id = s.session_id WHERE m.repository_root = ?)', f.repository);
   }
-  if (f.before !== undefined) (where.push('id < ?'), args.push(f.before));
+  if (f.before !== undefined) add('id < ?', f.before);
   const sql = `SELECT * FROM evidence_resolutions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
   const raw = db.prepare(sql).all(...args, f.limit + 1) as RawResolution[];
   const rows = raw.slice(0, f.limit).map(toDetail);

@@ -141,7 +141,7 @@ ${
     : confirming
       ? html`<div class="confirm" role="group" aria-labelledby="confirm-title"><h2 id="confirm-title">Invalidate this certificate?</h2><p>It (and every other certificate of this artifact named by this id) will never be served again. This cannot be undone.</p>
 <form data-action="/api/cache/${d.certificate}/invalidate" method="post"><input type="hidden" name="confirm" value="${d.certificate}"><button class="danger" type="submit">Invalidate now</button> <a href="/cache/${d.certificate}">Cancel</a></form><p id="result" tabindex="-1" role="alert"></p></div>`
-      : html`<p><a href="/cache/${d.certificate}?confirm=invalidate">Invalidate…</a></p>`
+      : html`<p><a href="/cache/${d.certificate}?confirm=invalidate" class="button">Invalidate…</a></p>`
 }
 <h2>Dependencies</h2>${table(
       'Files the evidence rests on, checked now',

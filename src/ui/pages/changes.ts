@@ -113,7 +113,7 @@ export const changePage: Page<ChangeData> = {
 <p>Writes ${d.patch?.files.length ?? 0} file(s) into <span class="mono">${d.repository}</span> through a journal (rolled back on failure). Nothing is staged or committed. It is refused if the worktree moved since the change was prepared.</p>
 <dl class="kv"><dt>change digest</dt><dd class="mono" id="digest">${d.changeDigest}</dd></dl>
 <form data-action="/api/changes/${d.changeId}/apply" method="post"><input type="hidden" name="if_match" value="${d.changeDigest}"><button class="primary" type="submit">Apply now</button> <a href="/changes/${d.changeId}">Cancel</a></form><p id="result" tabindex="-1" role="alert"></p></div>`
-        : html`<p><a href="/changes/${d.changeId}?confirm=apply" class="mono">Apply…</a> (digest <span class="mono">${d.changeDigest}</span>)</p>`
+        : html`<p><a href="/changes/${d.changeId}?confirm=apply" class="button">Apply…</a> (digest <span class="mono">${d.changeDigest}</span>)</p>`
       : html`<p class="refused" id="refusal">${d.refusal}</p>`;
     return html`<dl class="kv"><dt>state</dt><dd>${badge(d.state, stateTone(d.state))} revision ${d.revision}${d.repairAttempted ? ', repair used' : ''}</dd>
 <dt>repository</dt><dd class="mono">${d.repository}</dd><dt>change digest</dt><dd class="mono">${d.changeDigest}</dd>

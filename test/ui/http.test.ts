@@ -73,6 +73,12 @@ describe('needle ui over HTTP', () => {
       expect(api.headers['content-type']).toMatch(/^application\/json/);
       expect(api.headers['access-control-allow-origin']).toBeUndefined();
     }
+    const hit = (resolutions.rows as { id: number; kind?: string }[]).find((r) => r.kind === 'exact_hit')!;
+    const need = JSON.parse((await get(`/api/needs/${hit.id}`)).body);
+    expect(need.resolution.contextText).toContain('[NEEDLE_CONTEXT route=locate.implementation subject=symbol:add resolution=exact_hit]');
+    expect(need.served.length).toBeGreaterThan(0);
+    expect(need.avoided.length).toBeGreaterThan(0);
+    expect((await get(`/needs/${hit.id}`)).body).toContain('[NEEDLE_CONTEXT route=locate.implementation');
     const overview = JSON.parse((await get('/api/overview')).body);
     expect(overview.totals.resolutions).toBeGreaterThanOrEqual(4);
     expect(overview.totals.hits).toBeGreaterThanOrEqual(1);

@@ -25,6 +25,8 @@ export interface ResolutionDetail {
   readonly workersRun: number;
   readonly sufficiencyId: string | null;
   readonly contextBytes: number;
+  /** The context text served; null for rows recorded before migration 006. */
+  readonly contextText: string | null;
   readonly durationMs: number;
   readonly createdUnixMs: number;
 }
@@ -43,6 +45,7 @@ interface RawResolution {
   workers_run: number;
   sufficiency_id: string | null;
   context_bytes: number;
+  context_text: string | null;
   duration_ms: number;
   created_unix_ms: number;
 }
@@ -60,6 +63,7 @@ const toDetail = (r: RawResolution): ResolutionDetail => ({
   workersRun: r.workers_run,
   sufficiencyId: r.sufficiency_id,
   contextBytes: r.context_bytes,
+  contextText: r.context_text,
   durationMs: r.duration_ms,
   createdUnixMs: r.created_unix_ms,
 });
@@ -78,7 +82,8 @@ export function pageResolutions(db: Db, f: NeedFilter): { rows: ResolutionDetail
     add('need_id IN (SELECT s.need_id FROM need_steps s JOIN mcp_sessions m ON m.id = s.session_id WHERE m.repository_root = ?)', f.repository);
   }
   if (f.before !== undefined) add('id < ?', f.before);
-  const sql = `SELECT * FROM evidence_resolutions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+  const sql = `SELECT id, need_id, request_digest, route, subject_kind, subject_name, resolution_kind, satisfied, missing, cache_hit, workers_run,
+      sufficiency_id, context_bytes, NULL AS context_text, duration_ms, created_unix_ms FROM evidence_resolutions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
   const raw = db.prepare(sql).all(...args, f.limit + 1) as RawResolution[];
   const rows = raw.slice(0, f.limit).map(toDetail);
   return { rows, next: raw.length > f.limit ? rows[rows.length - 1]!.id : null };

@@ -144,6 +144,7 @@ export const needPage: Page<NeedData> = {
       (s) => html`<p>${time(s.createdUnixMs)} · session <span class="mono">${short(s.sessionId, 14)}</span> step ${s.ordinal} (${s.relation}) · ${s.status} · main model ${s.mainModel} · <span class="mono">${s.repository}</span></p>
 <pre aria-label="Request">${JSON.stringify(JSON.parse(s.requestJson), null, 2)}</pre><p>events: ${s.events.map((e) => e.kind).join(' → ')}</p>`,
     )}
+<h2>Answer as the main model saw it</h2>${r.contextText === null ? html`<p class="empty">not recorded (resolved before this version)</p>` : r.contextText === '' ? html`<p class="empty">no context: the answer was the resolution itself (${r.kind})</p>` : html`<pre aria-label="Answer">${r.contextText}</pre>`}
 <h2>Served evidence</h2>${d.served.length === 0 ? html`<p class="empty">no certified evidence was served</p>` : d.served.map(
       (u) => html`<h3><a href="/cache/${u.certificate}">${u.predicate ?? 'evidence'}</a> for <span class="mono">${u.subject ?? '?'}</span> (${u.obligations} obligation(s))</h3><pre>${JSON.stringify(u.payload, null, 2)}</pre>`,
     )}

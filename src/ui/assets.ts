@@ -38,10 +38,13 @@ svg.plot line.axis { stroke: var(--line); }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 caption { text-align: left; color: var(--muted); font-size: .85rem; padding: 2px 0; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-td, p, li, dd, h1, h2, h3, summary { overflow-wrap: anywhere; }
+p, li, dd, h1, h2, h3, summary { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
+@media (max-width: 700px) { .scroll table { min-width: 680px; } }
 main > * { max-width: 100%; }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 8px; overflow-x: auto; white-space: pre; }
+pre:not(.diff) { white-space: pre-wrap; overflow-wrap: anywhere; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 10px; font-size: .8rem; border: 1px solid currentColor; white-space: nowrap; }
 .badge.ok { color: var(--ok); } .badge.warn { color: var(--warn); } .badge.bad { color: var(--bad); } .badge.info { color: var(--muted); }
 .empty { color: var(--muted); }

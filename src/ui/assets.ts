@@ -39,7 +39,7 @@ table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 caption { text-align: left; color: var(--muted); font-size: .85rem; padding: 2px 0; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 p, li, dd, h1, h2, h3, summary { overflow-wrap: anywhere; }
-td { overflow-wrap: break-word; }
+td { overflow-wrap: break-word; } td code { overflow-wrap: anywhere; }
 @media (max-width: 700px) { .scroll table { min-width: 680px; } }
 main > * { max-width: 100%; }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }

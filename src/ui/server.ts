@@ -108,7 +108,8 @@ export async function startUi(opts: UiOptions): Promise<UiServer> {
     const extra: Record<string, string> = setCookie ? { 'set-cookie': gate!.cookieHeader() } : {};
     if (setCookie) {
       url.searchParams.delete('token');
-      send(res, 303, 'text/plain; charset=utf-8', 'see other', { ...extra, location: `${url.pathname}${url.search}` });
+      // One leading slash only: `//host` would be a redirect to another site.
+      send(res, 303, 'text/plain; charset=utf-8', 'see other', { ...extra, location: `/${url.pathname.replace(/^\/+/, '')}${url.search}` });
       return;
     }
     if (url.pathname === '/assets/app.css') return send(res, 200, 'text/css; charset=utf-8', CSS);

@@ -56,6 +56,8 @@ describe('needle ui over HTTP', () => {
     expect(set).toMatch(/SameSite=Strict/);
     cookie = set.split(';')[0]!;
     expect(cookie).toBe(`needle_ui_${ui.port}=${ui.token}`);
+    const sneaky = await raw(ui.port, 'GET', `/.//evil.example/?token=${ui.token}`, { host: host() });
+    expect(sneaky.headers.location).toBe('/evil.example/');
   });
 
   it('serves every page as HTML and as JSON, with a strict CSP and no external reference', async () => {
@@ -159,6 +161,9 @@ describe('needle ui over HTTP', () => {
     expect(JSON.parse(r.body).result).toMatchObject({ status: 'applied', change_id: f.verifiedChange });
     expect(worktree()).toBe(FIXED_ADD);
     expect(state(f.verifiedChange)).toBe('applied');
+    // Freshness is computed now: evidence resting on src/add.mjs is stale and says so.
+    const cache = JSON.parse((await get('/api/cache')).body) as { rows: { freshness: { status: string; changed: string[] } }[] };
+    expect(cache.rows.some((r) => r.freshness.status === 'stale' && r.freshness.changed.includes('src/add.mjs'))).toBe(true);
     const again = await post(`/api/changes/${f.verifiedChange}/apply`, { if_match: digest });
     expect(again.status).toBe(409);
     expect(JSON.parse(again.body).rule).toBe('already_applied');

@@ -42,4 +42,4 @@ started = performance.now();
 const second = needle([...ask, '--json'], { json: true });
 const warmMs = performance.now() - started;
 console.log(`second call: resolution=${second.resolution.kind} cache_hit=${second.cache_hit} worker_spawned=${second.worker_spawned} (${warmMs.toFixed(0)} ms incl. process start)`);
-console.log(`\ndata directory: ${dataDir}  (try: node ${cli} cache list --data-dir ${dataDir})`);
+console.log(`\ndata directory: ${dataDir}  (try: node ${cli} cache list --data-dir ${dataDir}, or node ${cli} ui --data-dir ${dataDir} for the same in a browser)`);

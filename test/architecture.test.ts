@@ -21,7 +21,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   changes: ['core', 'repo', 'store', 'workers'],
   mcp: ['core', 'repo', 'store', 'changes'],
   hooks: ['core', 'repo', 'store', 'changes'],
-  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'team', 'changes', 'mcp', 'hooks'],
+  ui: ['core', 'repo', 'store', 'validate', 'workers', 'resolve', 'changes'],
+  cli: ['core', 'repo', 'store', 'evidence', 'validate', 'workers', 'resolve', 'team', 'changes', 'mcp', 'hooks', 'ui'],
 };
 
 function sources(dir: string): string[] {

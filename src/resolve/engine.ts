@@ -217,6 +217,7 @@ export function createEngine(deps: EngineDeps): Engine {
           workersRun,
           sufficiencyId: sufficiency?.id ?? null,
           contextBytes: Buffer.byteLength(context),
+          contextText: context,
           durationMs: Math.max(0, nowMs - started),
           avoidedRuns: workersRun === 0 ? [...new Set(avoided)] : [],
         },

@@ -100,3 +100,12 @@ export function listProfiles(db: Db): ProfileSummary[] {
       .all() as { id: string; active_digest: string; revisions: number }[]
   ).map((r) => ({ id: r.id, activeDigest: r.active_digest as Digest, revisions: r.revisions }));
 }
+
+/** Every revision of one profile, newest first (the control plane's history). */
+export function listRevisions(db: Db, id: string): ProfileRevision[] {
+  return (
+    db
+      .prepare('SELECT profile_id, digest, document, created_unix_ms FROM role_profile_revisions WHERE profile_id = ? ORDER BY created_unix_ms DESC, rowid DESC')
+      .all(id) as RevisionRow[]
+  ).map(toRevision);
+}

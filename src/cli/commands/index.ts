@@ -12,3 +12,4 @@ export * from './change.js';
 export * from './team-cache.js';
 export * from './hook.js';
 export * from './enable.js';
+export * from './ui.js';

@@ -79,6 +79,8 @@ export interface NewResolution {
   readonly workersRun: number;
   readonly sufficiencyId: Digest | null;
   readonly contextBytes: number;
+  /** The context text served (what the main model read); kept for the control plane. */
+  readonly contextText?: string;
   readonly durationMs: number;
   /** Worker runs whose results this resolution reused instead of running again. */
   readonly avoidedRuns: readonly number[];
@@ -89,8 +91,8 @@ export function recordResolution(db: Db, r: NewResolution, nowMs: number): numbe
     const row = statement(
       db,
       `INSERT INTO evidence_resolutions (need_id, request_digest, route, subject_kind, subject_name, resolution_kind,
-           satisfied, missing, cache_hit, workers_run, sufficiency_id, context_bytes, duration_ms, created_unix_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           satisfied, missing, cache_hit, workers_run, sufficiency_id, context_bytes, context_text, duration_ms, created_unix_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
         r.needId,
         r.requestDigest,
@@ -104,6 +106,7 @@ export function recordResolution(db: Db, r: NewResolution, nowMs: number): numbe
         r.workersRun,
         r.sufficiencyId,
         r.contextBytes,
+        r.contextText ?? null,
         r.durationMs,
         nowMs,
       );

@@ -5,6 +5,7 @@ import { workers } from './003_workers.js';
 import { changes } from './004_changes.js';
 import { negativeOutcomes } from './005_negative_outcomes.js';
 import { teamCache } from './006_team_cache.js';
+import { reportIndexes } from './007_report_indexes.js';
 
 export interface Migration {
   readonly id: number;
@@ -12,4 +13,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes, teamCache];
+export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes, teamCache, reportIndexes];

@@ -1,0 +1,287 @@
+// Read-only queries behind the control plane (`needle ui`): resolutions paged
+// by id with filters (indexed, migration 007), what one need caused, daily
+// series for the plots and a cheap activity fingerprint for live updates.
+import type { Db } from '../db.js';
+
+export interface NeedFilter {
+  readonly route?: string;
+  readonly kind?: string;
+  readonly repository?: string;
+  /** Only rows with a smaller id (keyset pagination, newest first). */
+  readonly before?: number;
+  readonly limit: number;
+}
+
+export interface ResolutionDetail {
+  readonly id: number;
+  readonly needId: string;
+  readonly requestDigest: string;
+  readonly route: string;
+  readonly subject: string;
+  readonly kind: string;
+  readonly satisfied: string[];
+  readonly missing: string[];
+  readonly cacheHit: boolean;
+  readonly workersRun: number;
+  readonly sufficiencyId: string | null;
+  readonly contextBytes: number;
+  /** The context text served; null for rows recorded before migration 007. */
+  readonly contextText: string | null;
+  readonly durationMs: number;
+  readonly createdUnixMs: number;
+}
+
+interface RawResolution {
+  id: number;
+  need_id: string;
+  request_digest: string;
+  route: string;
+  subject_kind: string;
+  subject_name: string;
+  resolution_kind: string;
+  satisfied: string;
+  missing: string;
+  cache_hit: number;
+  workers_run: number;
+  sufficiency_id: string | null;
+  context_bytes: number;
+  context_text: string | null;
+  duration_ms: number;
+  created_unix_ms: number;
+}
+
+const toDetail = (r: RawResolution): ResolutionDetail => ({
+  id: r.id,
+  needId: r.need_id,
+  requestDigest: r.request_digest,
+  route: r.route,
+  subject: `${r.subject_kind}:${r.subject_name}`,
+  kind: r.resolution_kind,
+  satisfied: JSON.parse(r.satisfied) as string[],
+  missing: JSON.parse(r.missing) as string[],
+  cacheHit: r.cache_hit === 1,
+  workersRun: r.workers_run,
+  sufficiencyId: r.sufficiency_id,
+  contextBytes: r.context_bytes,
+  contextText: r.context_text,
+  durationMs: r.duration_ms,
+  createdUnixMs: r.created_unix_ms,
+});
+
+/** One page of resolutions, newest first, and the id to continue before (null on the last page). */
+export function pageResolutions(db: Db, f: NeedFilter): { rows: ResolutionDetail[]; next: number | null } {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  const add = (clause: string, value: string | number) => {
+    where.push(clause);
+    args.push(value);
+  };
+  if (f.route) add('route = ?', f.route);
+  if (f.kind) add('resolution_kind = ?', f.kind);
+  if (f.repository) {
+    add('need_id IN (SELECT s.need_id FROM need_steps s JOIN mcp_sessions m ON m.id = s.session_id WHERE m.repository_root = ?)', f.repository);
+  }
+  if (f.before !== undefined) add('id < ?', f.before);
+  const sql = `SELECT id, need_id, request_digest, route, subject_kind, subject_name, resolution_kind, satisfied, missing, cache_hit, workers_run,
+      sufficiency_id, context_bytes, NULL AS context_text, duration_ms, created_unix_ms FROM evidence_resolutions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+  const raw = db.prepare(sql).all(...args, f.limit + 1) as RawResolution[];
+  const rows = raw.slice(0, f.limit).map(toDetail);
+  return { rows, next: raw.length > f.limit ? rows[rows.length - 1]!.id : null };
+}
+
+export function getResolution(db: Db, id: number): ResolutionDetail | null {
+  const r = db.prepare('SELECT * FROM evidence_resolutions WHERE id = ?').get(id) as RawResolution | undefined;
+  return r ? toDetail(r) : null;
+}
+
+export interface Facets {
+  readonly routes: string[];
+  readonly kinds: string[];
+  readonly repositories: string[];
+}
+
+/** The values the filters offer (each a small distinct set, read through an index). */
+export function resolutionFacets(db: Db): Facets {
+  const col = (sql: string) => (db.prepare(sql).all() as { v: string }[]).map((r) => r.v);
+  return {
+    routes: col('SELECT DISTINCT route AS v FROM evidence_resolutions ORDER BY v'),
+    kinds: col('SELECT DISTINCT resolution_kind AS v FROM evidence_resolutions ORDER BY v'),
+    repositories: col('SELECT DISTINCT repository_root AS v FROM mcp_sessions ORDER BY v'),
+  };
+}
+
+export interface RunRow {
+  readonly id: number;
+  readonly needId: string;
+  readonly route: string;
+  readonly worker: string;
+  readonly model: string | null;
+  readonly outcome: string;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number | null;
+  readonly durationMs: number;
+  readonly createdUnixMs: number;
+}
+
+interface RawRun {
+  id: number;
+  need_id: string;
+  route: string;
+  worker: string;
+  model: string | null;
+  outcome: string;
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+  duration_ms: number;
+  created_unix_ms: number;
+}
+
+const toRun = (r: RawRun): RunRow => ({
+  id: r.id,
+  needId: r.need_id,
+  route: r.route,
+  worker: r.worker,
+  model: r.model,
+  outcome: r.outcome,
+  inputTokens: r.input_tokens,
+  cachedInputTokens: r.cached_input_tokens,
+  outputTokens: r.output_tokens,
+  costUsd: r.cost_usd,
+  durationMs: r.duration_ms,
+  createdUnixMs: r.created_unix_ms,
+});
+
+export function runsForNeed(db: Db, needId: string): RunRow[] {
+  return (db.prepare('SELECT * FROM evidence_worker_runs WHERE need_id = ? ORDER BY id').all(needId) as RawRun[]).map(toRun);
+}
+
+/** Worker runs newest first, keyset-paged like resolutions. */
+export function pageRuns(db: Db, before: number | undefined, limit: number): { rows: RunRow[]; next: number | null } {
+  const raw = (
+    before === undefined
+      ? db.prepare('SELECT * FROM evidence_worker_runs ORDER BY id DESC LIMIT ?').all(limit + 1)
+      : db.prepare('SELECT * FROM evidence_worker_runs WHERE id < ? ORDER BY id DESC LIMIT ?').all(before, limit + 1)
+  ) as RawRun[];
+  const rows = raw.slice(0, limit).map(toRun);
+  return { rows, next: raw.length > limit ? rows[rows.length - 1]!.id : null };
+}
+
+/** The worker runs a hit reused instead of running again. */
+export function avoidedRunsOf(db: Db, resolutionId: number): RunRow[] {
+  return (
+    db
+      .prepare('SELECT w.* FROM evidence_avoided_runs v JOIN evidence_worker_runs w ON w.id = v.worker_run_id WHERE v.resolution_id = ? ORDER BY w.id')
+      .all(resolutionId) as RawRun[]
+  ).map(toRun);
+}
+
+export interface StepSummary {
+  readonly sessionId: string;
+  readonly ordinal: number;
+  readonly status: string;
+  readonly relation: string;
+  readonly repository: string;
+  readonly mainModel: string;
+  readonly requestJson: string;
+  readonly createdUnixMs: number;
+  readonly events: { kind: string; detail: string | null; atUnixMs: number }[];
+}
+
+/** The MCP steps that asked for this need (newest first), with their lifecycle events. */
+export function stepsForNeed(db: Db, needId: string, limit: number): StepSummary[] {
+  const rows = db
+    .prepare(
+      `SELECT s.id, s.session_id, s.ordinal, s.status, s.relation, s.request_json, s.created_unix_ms, m.repository_root, m.main_model
+       FROM need_steps s JOIN mcp_sessions m ON m.id = s.session_id WHERE s.need_id = ? ORDER BY s.id DESC LIMIT ?`,
+    )
+    .all(needId, limit) as { id: number; session_id: string; ordinal: number; status: string; relation: string; request_json: string; created_unix_ms: number; repository_root: string; main_model: string }[];
+  const events = db.prepare('SELECT kind, detail, at_unix_ms FROM need_events WHERE step_id = ? ORDER BY id');
+  return rows.map((r) => ({
+    sessionId: r.session_id,
+    ordinal: r.ordinal,
+    status: r.status,
+    relation: r.relation,
+    repository: r.repository_root,
+    mainModel: r.main_model,
+    requestJson: r.request_json,
+    createdUnixMs: r.created_unix_ms,
+    events: (events.all(r.id) as { kind: string; detail: string | null; at_unix_ms: number }[]).map((e) => ({ kind: e.kind, detail: e.detail, atUnixMs: e.at_unix_ms })),
+  }));
+}
+
+export interface DayRoute {
+  readonly day: string;
+  readonly route: string;
+  readonly resolutions: number;
+  readonly hits: number;
+}
+
+export interface DayModel {
+  readonly day: string;
+  readonly model: string;
+  readonly runs: number;
+  readonly tokensSpent: number;
+  /** Null when a run's price was unknown (never guessed). */
+  readonly costSpentUsd: number | null;
+  readonly workersAvoided: number;
+  readonly tokensAvoided: number;
+  readonly costAvoidedUsd: number | null;
+}
+
+const DAY = "strftime('%Y-%m-%d', created_unix_ms / 1000, 'unixepoch')";
+
+/** Per UTC day since `sinceMs`: resolutions and hits per route; runs, tokens and cost spent and avoided per model. */
+export function dailySeries(db: Db, sinceMs: number): { routes: DayRoute[]; models: DayModel[] } {
+  const routes = db
+    .prepare(`SELECT ${DAY} AS day, route, COUNT(*) AS resolutions, SUM(cache_hit) AS hits FROM evidence_resolutions WHERE created_unix_ms >= ? GROUP BY day, route ORDER BY day, route`)
+    .all(sinceMs) as DayRoute[];
+  const byKey = new Map<string, { -readonly [K in keyof DayModel]: DayModel[K] } & { unknownSpent: boolean; unknownAvoided: boolean }>();
+  const get = (day: string, model: string) => {
+    const key = `${day}\0${model}`;
+    let row = byKey.get(key);
+    if (!row) byKey.set(key, (row = { day, model, runs: 0, tokensSpent: 0, costSpentUsd: 0, workersAvoided: 0, tokensAvoided: 0, costAvoidedUsd: 0, unknownSpent: false, unknownAvoided: false }));
+    return row;
+  };
+  type Sum = { day: string; model: string; n: number; tokens: number; unknown: number; cost: number };
+  for (const r of db
+    .prepare(
+      `SELECT ${DAY} AS day, COALESCE(model, worker) AS model, COUNT(*) AS n, SUM(input_tokens + output_tokens) AS tokens,
+         SUM(cost_usd IS NULL) AS unknown, COALESCE(SUM(cost_usd), 0) AS cost
+       FROM evidence_worker_runs WHERE created_unix_ms >= ? GROUP BY day, COALESCE(model, worker)`,
+    )
+    .all(sinceMs) as Sum[]) {
+    const row = get(r.day, r.model);
+    Object.assign(row, { runs: r.n, tokensSpent: r.tokens, costSpentUsd: r.cost, unknownSpent: r.unknown > 0 });
+  }
+  for (const r of db
+    .prepare(
+      `SELECT strftime('%Y-%m-%d', s.created_unix_ms / 1000, 'unixepoch') AS day, COALESCE(w.model, w.worker) AS model, COUNT(*) AS n,
+         SUM(w.input_tokens + w.output_tokens) AS tokens, SUM(w.cost_usd IS NULL) AS unknown, COALESCE(SUM(w.cost_usd), 0) AS cost
+       FROM evidence_resolutions s JOIN evidence_avoided_runs v ON v.resolution_id = s.id
+       JOIN evidence_worker_runs w ON w.id = v.worker_run_id WHERE s.created_unix_ms >= ? GROUP BY day, COALESCE(w.model, w.worker)`,
+    )
+    .all(sinceMs) as Sum[]) {
+    const row = get(r.day, r.model);
+    Object.assign(row, { workersAvoided: r.n, tokensAvoided: r.tokens, costAvoidedUsd: r.cost, unknownAvoided: r.unknown > 0 });
+  }
+  const models = [...byKey.values()]
+    .map(({ unknownSpent, unknownAvoided, ...row }) => ({ ...row, costSpentUsd: unknownSpent ? null : row.costSpentUsd, costAvoidedUsd: unknownAvoided ? null : row.costAvoidedUsd }))
+    .sort((a, b) => (a.day === b.day ? (a.model < b.model ? -1 : 1) : a.day < b.day ? -1 : 1));
+  return { routes, models };
+}
+
+/** Changes whenever a resolution, a worker run, a change event or a certificate is written: live updates poll this. */
+export function activityMark(db: Db): string {
+  const r = db
+    .prepare(
+      `SELECT (SELECT COALESCE(MAX(id), 0) FROM evidence_resolutions) AS a, (SELECT COALESCE(MAX(id), 0) FROM evidence_worker_runs) AS b,
+         (SELECT COALESCE(MAX(id), 0) FROM change_events) AS c, (SELECT COUNT(*) FROM evidence_certificates WHERE invalidated_unix_ms IS NOT NULL) AS d,
+         (SELECT COALESCE(MAX(id), 0) FROM need_events) AS e`,
+    )
+    .get() as { a: number; b: number; c: number; d: number; e: number };
+  return `${r.a}.${r.b}.${r.c}.${r.d}.${r.e}`;
+}

@@ -1,0 +1,195 @@
+// The control plane over HTTP: every page and its JSON, and every refusal —
+// no token, wrong token, wrong Host (DNS rebinding), cross-origin or
+// Origin-less POST, missing token header, form-encoded body, missing
+// confirmation, stale digest, unverified change — each leaving the store and
+// the worktree exactly as they were.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentChangeDigest, loadChange } from '../../src/changes/store.js';
+import { getCertificate } from '../../src/store/evidence/certificates.js';
+import { recordResolution } from '../../src/store/evidence/accounting.js';
+import { startUi, type UiServer } from '../../src/ui/server.js';
+import { FIXED_ADD } from '../changes/fixture.js';
+import { fill, raw, type Filled } from './fixture.js';
+
+let f: Filled;
+let ui: UiServer;
+let cookie: string;
+const BEFORE = 'export function add(a, b) {\n  return a - b;\n}\n';
+
+beforeAll(async () => {
+  f = await fill();
+  ui = await startUi({ dataDir: f.env.dataDir, repository: f.env.root });
+}, 120_000);
+afterAll(async () => {
+  await ui?.close();
+  f?.env.cleanup();
+});
+
+const host = () => `127.0.0.1:${ui.port}`;
+const get = (path: string, headers: Record<string, string> = {}) => raw(ui.port, 'GET', path, { host: host(), cookie, ...headers });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  raw(ui.port, 'POST', path, { host: host(), origin: ui.origin, 'content-type': 'application/json', 'x-needle-token': ui.token, ...headers }, JSON.stringify(body));
+
+const worktree = () => readFileSync(join(f.env.root, 'src/add.mjs'), 'utf8');
+const state = (id: string) => loadChange(f.env.db, id)!.state;
+const servable = () => getCertificate(f.env.db, f.certificate)!.invalidatedUnixMs === null;
+function untouched(): void {
+  expect(worktree()).toBe(BEFORE);
+  expect(state(f.verifiedChange)).toBe('verified');
+  expect(servable()).toBe(true);
+}
+
+describe('needle ui over HTTP', () => {
+  it('binds 127.0.0.1 on a free port and prints a URL with a 256-bit token', () => {
+    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    expect(ui.port).toBeGreaterThan(0);
+  });
+
+  it('trades the token in the URL for an HttpOnly SameSite=Strict cookie and drops it from the address', async () => {
+    const r = await raw(ui.port, 'GET', `/needs?token=${ui.token}&route=x`, { host: host() });
+    expect(r.status).toBe(303);
+    expect(r.headers.location).toBe('/needs?route=x');
+    const set = String(r.headers['set-cookie']);
+    expect(set).toMatch(/HttpOnly/);
+    expect(set).toMatch(/SameSite=Strict/);
+    cookie = set.split(';')[0]!;
+    expect(cookie).toBe(`needle_ui_${ui.port}=${ui.token}`);
+    const sneaky = await raw(ui.port, 'GET', `/.//evil.example/?token=${ui.token}`, { host: host() });
+    expect(sneaky.headers.location).toBe('/evil.example/');
+  });
+
+  it('serves every page as HTML and as JSON, with a strict CSP and no external reference', async () => {
+    const resolutions = JSON.parse((await get('/api/needs')).body) as { rows: { id: number }[] };
+    expect(resolutions.rows.length).toBeGreaterThanOrEqual(4);
+    const paths = ['/', '/needs', `/needs/${resolutions.rows[0]!.id}`, '/cache', `/cache/${f.certificate}`, '/changes', `/changes/${f.verifiedChange}`, '/profiles', '/runs'];
+    for (const p of paths) {
+      const page = await get(p);
+      expect(page.status, p).toBe(200);
+      expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.body).not.toMatch(/(src|href)="(https?:)?\/\//);
+      const api = await get(p === '/' ? '/api/overview' : `/api${p}`);
+      expect(api.status, p).toBe(200);
+      expect(api.headers['content-type']).toMatch(/^application\/json/);
+      expect(api.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    const hit = (resolutions.rows as { id: number; kind?: string }[]).find((r) => r.kind === 'exact_hit')!;
+    const need = JSON.parse((await get(`/api/needs/${hit.id}`)).body);
+    expect(need.resolution.contextText).toContain('[NEEDLE_CONTEXT route=locate.implementation subject=symbol:add resolution=exact_hit]');
+    expect(need.served.length).toBeGreaterThan(0);
+    expect(need.avoided.length).toBeGreaterThan(0);
+    expect((await get(`/needs/${hit.id}`)).body).toContain('[NEEDLE_CONTEXT route=locate.implementation');
+    const overview = JSON.parse((await get('/api/overview')).body);
+    expect(overview.totals.resolutions).toBeGreaterThanOrEqual(4);
+    expect(overview.totals.hits).toBeGreaterThanOrEqual(1);
+    expect(overview.totals.workersAvoided).toBeGreaterThanOrEqual(1);
+    const cert = JSON.parse((await get(`/api/cache/${f.certificate}`)).body);
+    expect(cert.freshness.status).toBe('fresh');
+    expect(cert.dependencies.length).toBeGreaterThan(0);
+    const change = JSON.parse((await get(`/api/changes/${f.verifiedChange}`)).body);
+    expect(change).toMatchObject({ state: 'verified', applicable: true, changeDigest: currentChangeDigest(f.env.db, loadChange(f.env.db, f.verifiedChange)!) });
+    expect(change.patch.files[0].diff).toContain('+  return a + b;');
+    const unverified = JSON.parse((await get(`/api/changes/${f.unverifiedChange}`)).body);
+    expect(unverified.applicable).toBe(false);
+    expect(unverified.refusal).toMatch(/only a change whose latest revision passed verification/);
+    expect((await get('/api/needs/999999')).status).toBe(404);
+    expect((await get('/nope')).status).toBe(404);
+  });
+
+  it('refuses reads without the token, with a wrong token or under another Host name', async () => {
+    expect((await raw(ui.port, 'GET', '/api/overview', { host: host() })).status).toBe(401);
+    expect((await raw(ui.port, 'GET', '/?token=wrong', { host: host() })).status).toBe(401);
+    expect((await raw(ui.port, 'GET', '/api/overview', { host: host(), cookie: `needle_ui_${ui.port}=${ui.token.slice(1)}x` })).status).toBe(401);
+    for (const h of [`rebind.example:${ui.port}`, `localhost:${ui.port}`, '127.0.0.1', `127.0.0.1:${ui.port + 1}`]) {
+      const r = await get('/api/overview', { host: h });
+      expect(r.status, h).toBe(421);
+      expect(r.body).not.toContain('totals');
+    }
+    expect((await raw(ui.port, 'GET', `/?token=${ui.token}`, { host: `rebind.example:${ui.port}` })).status).toBe(421);
+    expect((await get('/events', { host: `rebind.example:${ui.port}` })).status).toBe(421);
+  });
+
+  it('refuses state changes without our Origin, the token header or a JSON body, changing nothing', async () => {
+    const digest = currentChangeDigest(f.env.db, loadChange(f.env.db, f.verifiedChange)!);
+    const apply = `/api/changes/${f.verifiedChange}/apply`;
+    const inval = `/api/cache/${f.certificate}/invalidate`;
+    const cases: [string, Record<string, string>, number][] = [
+      ['cross-origin', { origin: 'http://127.0.0.1:1' }, 403],
+      ['foreign site', { origin: 'http://evil.example' }, 403],
+      ['null origin', { origin: 'null' }, 403],
+      ['no token header', { 'x-needle-token': '' }, 403],
+      ['wrong token header', { 'x-needle-token': 'x'.repeat(43) }, 403],
+      ['cross-site fetch metadata', { 'sec-fetch-site': 'cross-site' }, 403],
+      ['form body', { 'content-type': 'application/x-www-form-urlencoded' }, 415],
+      ['wrong Host', { host: `rebind.example:${ui.port}` }, 421],
+    ];
+    for (const [name, headers, status] of cases) {
+      expect((await post(apply, { if_match: digest }, headers)).status, name).toBe(status);
+      expect((await post(inval, { confirm: f.certificate }, headers)).status, name).toBe(status);
+      untouched();
+    }
+    const noOrigin = await raw(ui.port, 'POST', apply, { host: host(), cookie, 'content-type': 'application/json', 'x-needle-token': ui.token }, JSON.stringify({ if_match: digest }));
+    expect(noOrigin.status).toBe(403);
+    expect((await raw(ui.port, 'PUT', apply, { host: host(), cookie })).status).toBe(405);
+    untouched();
+  });
+
+  it('refuses an invalidation without its confirmation and an apply with a stale digest or of an unverified change', async () => {
+    expect((await post(`/api/cache/${f.certificate}/invalidate`, {})).status).toBe(400);
+    expect((await post(`/api/cache/${f.certificate}/invalidate`, { confirm: 'b3:' + '0'.repeat(64) })).status).toBe(400);
+    const stale = await post(`/api/changes/${f.verifiedChange}/apply`, { if_match: 'b3:' + '0'.repeat(64) });
+    expect(stale.status).toBe(409);
+    expect(JSON.parse(stale.body).rule).toBe('digest_mismatch');
+    expect((await post(`/api/changes/${f.verifiedChange}/apply`, {})).status).toBe(400);
+    const second = loadChange(f.env.db, f.unverifiedChange)!;
+    const unverified = await post(`/api/changes/${f.unverifiedChange}/apply`, { if_match: currentChangeDigest(f.env.db, second) });
+    expect(unverified.status).toBe(409);
+    expect(JSON.parse(unverified.body).rule).toBe('not_verified');
+    untouched();
+  });
+
+  it('invalidates with confirmation and applies a verified change through the journaled apply', async () => {
+    const inv = await post(`/api/cache/${f.certificate}/invalidate`, { confirm: f.certificate });
+    expect(inv.status).toBe(200);
+    expect(servable()).toBe(false);
+    expect(JSON.parse((await get(`/api/cache/${f.certificate}`)).body).freshness.status).toBe('invalidated');
+    const digest = currentChangeDigest(f.env.db, loadChange(f.env.db, f.verifiedChange)!);
+    const r = await post(`/api/changes/${f.verifiedChange}/apply`, { if_match: digest });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body).result).toMatchObject({ status: 'applied', change_id: f.verifiedChange });
+    expect(worktree()).toBe(FIXED_ADD);
+    expect(state(f.verifiedChange)).toBe('applied');
+    // Freshness is computed now: evidence resting on src/add.mjs is stale and says so.
+    const cache = JSON.parse((await get('/api/cache')).body) as { rows: { freshness: { status: string; changed: string[] } }[] };
+    expect(cache.rows.some((r) => r.freshness.status === 'stale' && r.freshness.changed.includes('src/add.mjs'))).toBe(true);
+    const again = await post(`/api/changes/${f.verifiedChange}/apply`, { if_match: digest });
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.body).rule).toBe('already_applied');
+  });
+
+  it('pages 10 000 needs by index: filters and keyset pagination stay bounded', async () => {
+    const insert = f.env.db.transaction(() => {
+      for (let i = 0; i < 10_000; i++)
+        recordResolution(
+          f.env.db,
+          { needId: `b3:${i.toString(16).padStart(64, '0')}` as never, requestDigest: `b3:${'1'.repeat(64)}` as never, route: i % 2 ? 'locate.implementation' : 'trace.state-flow', subjectKind: 'symbol', subjectName: `s${i}`, kind: i % 3 ? 'miss' : 'exact_hit', satisfied: [], missing: [], cacheHit: i % 3 === 0, workersRun: 0, sufficiencyId: null, contextBytes: 0, durationMs: 1, avoidedRuns: [] },
+          Date.now(),
+        );
+    });
+    insert();
+    const t0 = performance.now();
+    const first = JSON.parse((await get('/api/needs?route=trace.state-flow&kind=exact_hit')).body) as { rows: { id: number; route: string; kind: string }[]; next: number };
+    expect(first.rows).toHaveLength(50);
+    expect(first.rows.every((r) => r.route === 'trace.state-flow' && r.kind === 'exact_hit')).toBe(true);
+    const second = JSON.parse((await get(`/api/needs?route=trace.state-flow&kind=exact_hit&before=${first.next}`)).body) as { rows: { id: number }[] };
+    expect(second.rows[0]!.id).toBeLessThan(first.rows[49]!.id);
+    expect((await get('/needs')).status).toBe(200);
+    expect((await get('/')).status).toBe(200);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    const plan = (f.env.db.prepare('EXPLAIN QUERY PLAN SELECT * FROM evidence_resolutions WHERE route = ? AND id < ? ORDER BY id DESC LIMIT 51').all('x', 5) as { detail: string }[]).map((p) => p.detail).join(' ');
+    expect(plan).toMatch(/USING (INDEX|COVERING INDEX) evidence_resolutions_by_route|USING INTEGER PRIMARY KEY/);
+    expect(plan).not.toMatch(/USE TEMP B-TREE/);
+  });
+});

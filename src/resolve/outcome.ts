@@ -6,7 +6,6 @@ import { EVIDENCE_STORE } from '../core/limits.js';
 import type { CompiledNeed } from '../core/need.js';
 import type { Resolution, ReuseUnit } from '../core/resolution.js';
 import { PREDICATES, type Predicate } from '../core/semantic.js';
-import type { FlowStep, FocusedTests, Location, PayloadByPredicate } from '../core/contracts.js';
 import type { CachePlan, ServedUnit } from './cache-plan.js';
 import type { ViewEntry } from './frontier-view.js';
 import type { LadderOutcome } from './ladder.js';
@@ -148,23 +147,10 @@ export function decideOutcome(need: CompiledNeed, plan: CachePlan, issued: Reado
 /** What each served unit shows, in a stable order: locations, flow, test. */
 export function viewEntries(units: readonly ServedUnit[]): ViewEntry[] {
   const entries: ViewEntry[] = [];
-  for (const u of units) {
-    if (u.predicate === 'implementation_location') {
-      const locations =
-        u.unit === 'artifact'
-          ? (u.certificate.payload as PayloadByPredicate['implementation_location']).locations
-          : u.claims.map((c) => (c.payload as { location: Location }).location);
-      for (const location of locations) entries.push({ kind: 'location', location });
-    } else if (u.predicate === 'runtime_flow') {
-      const flow =
-        u.unit === 'artifact'
-          ? (u.certificate.payload as PayloadByPredicate['runtime_flow'])
-          : { scenario: 'default', steps: u.claims.map((c) => (c.payload as { step: FlowStep }).step) };
-      entries.push({ kind: 'flow', scenario: flow.scenario, steps: flow.steps });
-    } else {
-      const plan = u.unit === 'artifact' ? (u.certificate.payload as FocusedTests) : (u.claims[0]!.payload as { plan: FocusedTests }).plan;
-      entries.push({ kind: 'test', plan });
-    }
+  for (const { payload } of units) {
+    if (payload.predicate === 'implementation_location') for (const location of payload.locations) entries.push({ kind: 'location', location });
+    else if (payload.predicate === 'runtime_flow') entries.push({ kind: 'flow', scenario: payload.scenario, steps: payload.steps });
+    else entries.push({ kind: 'test', plan: payload.plan });
   }
   return entries;
 }

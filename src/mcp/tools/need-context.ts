@@ -57,7 +57,7 @@ export function needContextInputSchema(routes: readonly RouteId[]) {
     route: enumOf(routes, 'evidence route enabled in this session'),
     subject: object({
       kind: enumOf(SUBJECT_KINDS),
-      name: string({ minBytes: 1, maxBytes: NEED.subjectNameMaxBytes, nonBlank: true }),
+      name: string({ minBytes: 1, maxBytes: NEED.subjectNameMaxBytes, nonBlank: true, noControl: true }),
     }),
     required: optional(array(capability, { max: NEED.maxRequired })),
     preferred: optional(array(capability, { max: NEED.maxPreferred })),

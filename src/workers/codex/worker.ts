@@ -11,6 +11,7 @@ import { WORKER } from '../../core/limits.js';
 import type { ObservedFile, Usage, Worker, WorkerInput, WorkerOutput } from '../../core/worker.js';
 import { createCheckout, disposeCheckout } from '../../repo/checkout.js';
 import { workerEnv } from '../env.js';
+import { redactDeep, redactText, secretNames, secretsOf } from '../redact.js';
 import { priceMicroUsd, type AttemptRecord, type PricingTable, type RunOutcome, type RunsStore } from '../runs-store.js';
 import type { SandboxInfo } from '../sandbox.js';
 import { AppServer, type TurnResult } from './app-server.js';
@@ -144,6 +145,8 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
   const runId = `run_${randomBytes(12).toString('hex')}`;
   const checkout = await createCheckout(input.root, cfg.runsRoot, 'worker');
   const state: RunState = { outcome: 'failed', reason: null, proposals: [], attempts: [] };
+  // The provider key's value is cut out of everything the model hands back, before validation.
+  const secrets = secretsOf(cfg.parentEnv ?? process.env, secretNames(cfg.explorer));
   let server: AppServer | null = null;
   let failure: unknown = null;
   try {
@@ -192,10 +195,10 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
         state.reason = `codex turn ${result.status}: ${result.error ?? 'no detail'}`;
         break;
       }
-      const parsed = parseOutput(contract, result.finalText);
-      state.attempts.push(attemptOf(kind, result, parsed.ok, parsed.ok ? null : parsed.error));
+      const parsed = parseOutput(contract, result.finalText === null ? null : redactText(result.finalText, secrets));
+      state.attempts.push(attemptOf(kind, result, parsed.ok, parsed.ok ? null : redactText(parsed.error, secrets)));
       if (parsed.ok) {
-        state.proposals = parsed.proposals;
+        state.proposals = redactDeep(parsed.proposals, secrets);
         state.outcome = parsed.proposals.length ? 'proposed' : 'unresolved';
         state.reason = parsed.proposals.length ? null : 'the model could not establish any missing obligation';
         break;
@@ -238,7 +241,7 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
       ...usage,
       priceMicroUsd: priceMicroUsd(cfg.pricing, model, usage),
       outcome: state.outcome,
-      reason: state.reason?.slice(0, WORKER.maxDiagnosticBytes) ?? null,
+      reason: state.reason === null ? null : redactText(state.reason, secrets).slice(0, WORKER.maxDiagnosticBytes),
       proposals: state.proposals.length,
       sandboxed: cfg.sandbox.active,
       runDir: checkout.runDir,
@@ -256,7 +259,7 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
       return digest ? [{ path, digest }] : [];
     });
     return {
-      outcome: state.outcome === 'proposed' ? { kind: 'proposed' } : { kind: 'unresolved', reason: state.reason ?? state.outcome },
+      outcome: state.outcome === 'proposed' ? { kind: 'proposed' } : { kind: 'unresolved', reason: redactText(state.reason ?? state.outcome, secrets) },
       proposals: state.proposals,
       observed,
       // The model's reads are not traced file by file; validators re-read the snapshot.

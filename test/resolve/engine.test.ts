@@ -117,6 +117,30 @@ describe('freshness', () => {
     expect(r.context).toContain('export  function parseOptions');
   });
 
+  // A row of an older or damaged shape is unusable (stale), never a crash on the hit path.
+  it.each([
+    ['an older payload shape', '{"location":{"file":"src/config.ts","line":5}}'],
+    ['text that is not JSON', '{"locations": ['],
+  ])('treats a stored artifact payload of %s as unusable: its sound claims serve, then stale', async (_what, payload) => {
+    const { h } = await certifiedParse();
+    h.db.prepare('UPDATE evidence_artifacts SET payload = ?').run(payload);
+    const r = await h.engine([]).resolve(need(repo, 'locate.implementation', PARSE), options());
+    expect(r.resolution.kind).toBe('claim_hit');
+    expect(r.context).toContain('primary: src/config.ts:5-8');
+    expect(r.workerSpawned).toBe(false);
+    h.db.prepare('UPDATE evidence_claims SET payload = ?').run(payload);
+    const again = await h.engine([]).resolve(need(repo, 'locate.implementation', PARSE), options());
+    expect(again.resolution.kind).toBe('stale');
+  });
+
+  it('does not serve a claim whose stored payload has an older shape', async () => {
+    const { h } = await certifiedParse();
+    repo.write('src/deploy.ts', repo.read('src/deploy.ts') + '// touched\n');
+    h.db.prepare("UPDATE evidence_claims SET payload = ? WHERE kind = 'location'").run('{"kind":"location","loc":"src/config.ts:5"}');
+    const r = await h.engine([]).resolve(need(repo, 'locate.implementation', PARSE), options());
+    expect(r.resolution.kind).toBe('stale');
+  });
+
   it('treats a deleted dependency as stale', async () => {
     const { h } = await certifiedParse();
     repo.remove('src/config.ts');

@@ -67,8 +67,8 @@ describe('hostile implementers', () => {
     env = makeEnv();
     const before = gitState(env.root);
     const d = deps(env, profile(script(env, 'walker', PARENT_WALKER), verdictVerifier(env, 'verified')), { sandbox: NO_SANDBOX });
-    const r = await prepareChange(d, ARGS, signal());
-    expect(r.changed_files).toEqual([{ path: 'src/add.mjs', operation: 'update' }]);
+    // The walker's first stop is the checkout's own .git: the whole patch is refused for it.
+    await expect(prepareChange(d, ARGS, signal())).rejects.toMatchObject({ rule: 'protected_path', message: expect.stringContaining('.git') });
     expect(gitState(env.root)).toEqual(before);
   });
 
@@ -78,7 +78,7 @@ describe('hostile implementers', () => {
     const target = JSON.stringify(env.root);
     const body = `${PARENT_WALKER}\ntry { fs.appendFileSync(path.join(${target}, '.git/config'), '[evil]\\n'); } catch {}\ntry { fs.writeFileSync(path.join(${target}, '.git/hooks/post-checkout'), 'x'); } catch {}\ntry { fs.writeFileSync(path.join(${target}, 'src/add.mjs'), 'x'); } catch {}`;
     const d = deps(env, profile(script(env, 'absolute', body), verdictVerifier(env, 'verified')));
-    await prepareChange(d, ARGS, signal());
+    await expect(prepareChange(d, ARGS, signal())).rejects.toMatchObject({ rule: 'protected_path' });
     expect(gitState(env.root)).toEqual(before);
     expect(readFileSync(join(env.root, 'src/add.mjs'), 'utf8')).toContain('a - b');
   });

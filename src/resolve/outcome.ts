@@ -38,6 +38,25 @@ function clip(reason: string): string {
   return reason.length > EVIDENCE_STORE.maxReasonBytes ? `${reason.slice(0, EVIDENCE_STORE.maxReasonBytes - 1)}…` : reason;
 }
 
+/** A worker's own reason cut to its first two parts ("codex: codex turn timeout"), so no worker output is quoted. */
+const headOf = (unresolved: string): string => unresolved.split(': ').slice(0, 2).join(': ');
+
+/**
+ * Why obligations are still missing after the ladder: a worker timed out or
+ * found nothing, its proposals were rejected (the validators' reasons), or the
+ * model-worker limit was reached. Null when nothing is missing or nothing ran.
+ */
+export function missingReason(missing: readonly Predicate[], ladder: LadderOutcome | null): string | null {
+  if (missing.length === 0 || !ladder) return null;
+  const parts = [
+    ...ladder.unresolved.map(headOf),
+    ...ladder.rejections.map((r) => `rejected ${r}`),
+    ...(ladder.skipped.length > 0 ? [`model-worker limit reached (${ladder.skipped.join(', ')} not run)`] : []),
+  ];
+  if (parts.length === 0) return null;
+  return clip(`${missing.join(', ')} missing: ${[...new Set(parts)].join(' | ')}`);
+}
+
 export function planId(need: CompiledNeed, plan: CachePlan): Digest {
   return canonical('selected-plan')
     .digest(need.id)
@@ -129,10 +148,10 @@ export function decideOutcome(need: CompiledNeed, plan: CachePlan, issued: Reado
         certificate_id: c.sufficiencyId,
         plan_id: id,
       };
-  } else if (cached.length > 0) {
-    resolution = { kind: 'partial_hit', artifact_ids: artifactIds, claim_ids: claimIds, plan_id: id };
   } else {
-    resolution = { kind: 'miss' };
+    const why = missingReason(missing, c.ladder);
+    const reason = why === null ? {} : { reason: why };
+    resolution = cached.length > 0 ? { kind: 'partial_hit', artifact_ids: artifactIds, claim_ids: claimIds, plan_id: id, ...reason } : { kind: 'miss', ...reason };
   }
   if (need.residual)
     resolution = {

@@ -75,6 +75,24 @@ describe('cache hits', () => {
     expect(rf.calls).toHaveLength(1);
   });
 
+  it('says why obligations are missing: a timed-out model worker, without quoting its output', async () => {
+    const h = harness(repo);
+    const ilOnly = scriptedWorker(repo, citing(IL_DRY_RUN), { name: 'static-like' });
+    const timedOut = scriptedWorker(repo, citing(), {
+      name: 'codex',
+      model: true,
+      outcome: { kind: 'unresolved', reason: 'codex turn timeout: upstream said MODEL-TEXT-4711' },
+    });
+    const r = await h.engine([ilOnly, timedOut]).resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(r.missing).toEqual(['runtime_flow', 'focused_tests']);
+    expect(r.resolution).toMatchObject({ kind: 'miss', reason: 'runtime_flow, focused_tests missing: codex: codex turn timeout' });
+    expect(JSON.stringify(r)).not.toContain('MODEL-TEXT-4711');
+
+    // The limit is a reason too: no model worker left for this connection.
+    const limited = await h.engine([timedOut]).resolve(need(repo, 'trace.state-flow', DRY), options({ modelWorkersLeft: 0 }));
+    expect(limited.resolution).toMatchObject({ kind: 'partial_hit', reason: expect.stringMatching(/model-worker limit reached \(codex not run\)/) });
+  });
+
   it('skips model workers when the connection has none left, and never runs workers cache-only', async () => {
     const h = harness(repo);
     const model = scriptedWorker(repo, citing(IL_PARSE_OPTIONS), { model: true });

@@ -7,24 +7,9 @@ import type { FileChange } from '../repo/checkout.js';
 import { isProtectedPath, normalizeRelativePath } from '../repo/paths.js';
 import { containsSecret, type Secret } from '../workers/redact.js';
 import { inScope } from './request.js';
-import { ChangeError, oneLine, type AllowedPath, type PatchFile } from './model.js';
+import { ChangeError, oneLine, type AdmissionRule, type AllowedPath, type PatchFile } from './model.js';
 
-export const ADMISSION_RULES = [
-  'no_change',
-  'too_many_files',
-  'unsafe_path',
-  'protected_path',
-  'out_of_scope',
-  'symlink',
-  'special_file',
-  'not_utf8',
-  'after_too_large',
-  'patch_too_large',
-  'rename_like',
-  'mode_change',
-  'credential',
-] as const;
-export type AdmissionRule = (typeof ADMISSION_RULES)[number];
+export { ADMISSION_RULES, type AdmissionRule } from './model.js';
 
 function reject(rule: AdmissionRule, message: string): never {
   throw new ChangeError(rule, oneLine(`patch rejected (${rule}): ${message}`));

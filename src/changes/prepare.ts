@@ -107,7 +107,7 @@ export async function implementRevision(o: RevisionRun): Promise<Omit<StoredPatc
       signal: o.signal,
       defaultTimeoutMs: CHANGE_RUN.defaultImplementerTimeoutMs,
     });
-    if (run.outcome !== 'ok') throw new ChangeError(run.outcome === 'cancelled' ? 'cancelled' : `implementer_${run.outcome}`, run.failure!);
+    if (run.outcome !== 'ok') throw new ChangeError(run.outcome === 'cancelled' ? 'cancelled' : (`implementer_${run.outcome}` as const), run.failure!);
     const files = admitPatch(await diffCheckout(checkout), o.request.allowed_paths, roleSecrets(o.implementer, deps));
     const report = readReport(run, o.request, files);
     const patch = { patchId: patchId(o.base, files), files, ...report };

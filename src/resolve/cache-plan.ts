@@ -34,6 +34,8 @@ export interface CachePlan {
   readonly coveredMask: number;
   readonly units: readonly ServedUnit[];
   readonly staleArtifactIds: readonly Digest[];
+  /** Predicates with certified evidence that is no longer servable (its files changed). */
+  readonly stalePredicates: readonly Predicate[];
   /** Predicates whose cached evidence the profile does not let us serve. */
   readonly withheld: readonly Predicate[];
   readonly contradiction: string | null;
@@ -129,8 +131,9 @@ export function planFromCache(ctx: CacheContext, need: CompiledNeed): CachePlan 
     }
   }
   const staleArtifactIds = [...new Set(stale.map((c) => c.artifactId))].sort();
+  const stalePredicates = [...new Set(stale.map((c) => c.predicate))];
   const contradiction = describeContradiction(fresh);
-  const empty = { obligations, requiredMask, withheld, staleArtifactIds };
+  const empty = { obligations, requiredMask, withheld, staleArtifactIds, stalePredicates };
   if (contradiction) return { ...empty, coveredMask: 0, units: [], contradiction };
 
   const artifactCandidates: PlanCandidate[] = fresh.map((c) => ({

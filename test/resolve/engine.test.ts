@@ -93,6 +93,39 @@ describe('cache hits', () => {
     expect(limited.resolution).toMatchObject({ kind: 'partial_hit', reason: expect.stringMatching(/model-worker limit reached \(codex not run\)/) });
   });
 
+  it('recomputes a stale preferred obligation with the free worker only, never a model worker', async () => {
+    const h = harness(repo);
+    const flow = scriptedWorker(repo, citing(IL_DRY_RUN, RF_DRY_RUN), { name: 'flow' });
+    await h.engine([flow]).resolve(need(repo, 'trace.state-flow', DRY), options());
+    const free = scriptedWorker(repo, citing(FT_DRY_RUN), { name: 'free' });
+    const model = scriptedWorker(repo, citing(FT_DRY_RUN), { name: 'model', model: true });
+    const engine = h.engine([free, model]);
+    // Nothing stale yet: the preferred test is simply missing, and nothing runs for it.
+    const before = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(before.resolution.kind).toBe('composite_hit');
+    expect(free.calls).toHaveLength(0);
+    // Certify a focused test once (a need that requires it).
+    await engine.resolve(need(repo, 'tests.relevant', DRY), options());
+    expect(free.calls).toHaveLength(1);
+    const first = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(first.missing).toEqual([]);
+
+    // A test-file edit stales only the focused test, which trace prefers but does not require.
+    repo.write('test/deploy.test.ts', repo.read('test/deploy.test.ts') + '// edited\n');
+    const again = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(free.calls).toHaveLength(2);
+    expect(free.calls[1]!.missing.map((o) => o.predicate)).toEqual(['focused_tests']);
+    expect(model.calls).toHaveLength(0);
+    expect(again.missing).toEqual([]);
+    expect(again.resolution.kind).toBe('partial_hit');
+    expect(again.context).toContain("focused test: npx vitest run test/deploy.test.ts -t 'skips upload in dry run'");
+
+    // Preferred evidence that was never found does not start anything.
+    const third = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(third.resolution.kind).toBe('composite_hit');
+    expect(free.calls).toHaveLength(2);
+  });
+
   it('skips model workers when the connection has none left, and never runs workers cache-only', async () => {
     const h = harness(repo);
     const model = scriptedWorker(repo, citing(IL_PARSE_OPTIONS), { model: true });

@@ -138,3 +138,20 @@ describe('certified focused test under bubblewrap', () => {
     expect(connections()).toBe(0);
   });
 });
+
+// The inactive-sandbox branch, tested whether or not bubblewrap works on this
+// machine (the sandboxed tests above skip without it, and the run says so).
+describe('when the sandbox is not active', () => {
+  it('a profile that requires it refuses before any worker runs or any row is written', async () => {
+    env = makeEnv();
+    const marker = join(env.scripts, 'ran');
+    const p = { ...profile(script(env, 'must-not-run', `fs.writeFileSync(${JSON.stringify(marker)}, 'x');`), verdictVerifier(env, 'verified')), require_sandbox: true };
+    const inactive = { bwrap: null, active: false, reason: 'bwrap not found on PATH' };
+    await expect(prepareChange(deps(env, p, { sandbox: inactive }), ARGS, signal())).rejects.toMatchObject({
+      rule: 'sandbox_required',
+      message: expect.stringContaining('bwrap not found on PATH'),
+    });
+    expect(readdirSync(env.scripts)).not.toContain('ran');
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM change_requests').get()).toEqual({ n: 0 });
+  });
+});

@@ -13,7 +13,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   core: [],
   store: ['core'],
   repo: ['core'],
-  evidence: ['core'],
+  evidence: ['core', 'repo'],
   validate: ['core', 'repo', 'evidence'],
   workers: ['core', 'repo', 'store', 'evidence'],
   resolve: ['core', 'repo', 'store', 'validate', 'workers'],

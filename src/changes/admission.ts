@@ -5,23 +5,11 @@ import { CHANGE } from '../core/limits.js';
 import { blake3 } from '../core/digest.js';
 import type { FileChange } from '../repo/checkout.js';
 import { isProtectedPath, normalizeRelativePath } from '../repo/paths.js';
+import { containsSecret, type Secret } from '../workers/redact.js';
 import { inScope } from './request.js';
-import { ChangeError, oneLine, type AllowedPath, type PatchFile } from './model.js';
+import { ChangeError, oneLine, type AdmissionRule, type AllowedPath, type PatchFile } from './model.js';
 
-export const ADMISSION_RULES = [
-  'no_change',
-  'too_many_files',
-  'unsafe_path',
-  'protected_path',
-  'out_of_scope',
-  'symlink',
-  'special_file',
-  'not_utf8',
-  'after_too_large',
-  'patch_too_large',
-  'rename_like',
-] as const;
-export type AdmissionRule = (typeof ADMISSION_RULES)[number];
+export { ADMISSION_RULES, type AdmissionRule } from './model.js';
 
 function reject(rule: AdmissionRule, message: string): never {
   throw new ChangeError(rule, oneLine(`patch rejected (${rule}): ${message}`));
@@ -39,10 +27,12 @@ function isCleanUtf8(bytes: Buffer): boolean {
   }
 }
 
-export function admitPatch(changes: readonly FileChange[], allowed: readonly AllowedPath[]): PatchFile[] {
+/** `secrets`: the values of the variables the implementer was given; a patch holding one is refused (never stored). */
+export function admitPatch(changes: readonly FileChange[], allowed: readonly AllowedPath[], secrets: readonly Secret[] = []): PatchFile[] {
   if (changes.length === 0) reject('no_change', 'the implementer changed no file');
   if (changes.length > CHANGE.maxChangedFiles)
     reject('too_many_files', `${changes.length} files changed, at most ${CHANGE.maxChangedFiles} allowed`);
+  if (changes.some((c) => c.path === '.git')) reject('protected_path', ".git of the checkout was modified (config, HEAD, refs, info, hooks or objects)");
   const sorted = [...changes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const c of sorted) {
     if (normalizeRelativePath(c.path) !== c.path) reject('unsafe_path', JSON.stringify(c.path.slice(0, 200)));
@@ -50,6 +40,10 @@ export function admitPatch(changes: readonly FileChange[], allowed: readonly All
     if (!inScope(c.path, allowed)) reject('out_of_scope', `${c.path} is outside the allowed paths`);
     if (c.kind === 'symlink') reject('symlink', `${c.path} is a symbolic link`);
     if (c.kind !== 'file') reject('special_file', `${c.path} is not a regular file`);
+    if (c.modeChange)
+      reject('mode_change', `${c.path} ${c.modeChange.after ? 'became' : 'is no longer'} executable; a patch carries file contents only, never modes`);
+    const leaked = c.after ? containsSecret(c.after, secrets) : null;
+    if (leaked) reject('credential', `${c.path} contains the value of ${leaked.name}`);
     for (const side of [c.before, c.after])
       if (side && !isCleanUtf8(side)) reject('not_utf8', `${c.path} is not NUL-free UTF-8 text`);
   }
@@ -71,7 +65,8 @@ export function admitPatch(changes: readonly FileChange[], allowed: readonly All
   for (const f of files)
     if ((f.operation !== 'create') !== (f.before !== null) || (f.operation !== 'delete') !== (f.after !== null))
       reject('special_file', `${f.path} has an inconsistent ${f.operation} record`);
-  const deleted = new Map(files.filter((f) => f.operation === 'delete').map((f) => [f.beforeDigest, f.path]));
+  // Empty files all have the same bytes: deleting one and creating another is not a rename.
+  const deleted = new Map(files.filter((f) => f.operation === 'delete' && f.before!.length > 0).map((f) => [f.beforeDigest, f.path]));
   for (const f of files) {
     const from = f.operation === 'create' ? deleted.get(f.afterDigest) : undefined;
     if (from !== undefined) reject('rename_like', `${f.path} recreates the deleted ${from} byte for byte`);

@@ -5,16 +5,15 @@
 // approvals. The verifier's thread is read-only and may run only the exact
 // certified test commands. The turn's final message, held to the role's closed
 // schema, plays the part a `command` worker's stdout plays.
-import { randomBytes } from 'node:crypto';
 import type { ChangeRoleConfig } from '../core/profile.js';
-import { WORKER } from '../core/limits.js';
 import type { Schema } from '../core/schema.js';
 import type { Checkout } from '../repo/checkout.js';
-import { priceMicroUsd, type PricingTable, type RunOutcome, type RunsStore } from '../workers/runs-store.js';
+import type { PricingTable, RunOutcome, RunsStore } from '../workers/runs-store.js';
 import type { SandboxInfo } from '../workers/sandbox.js';
 import type { TurnResult } from '../workers/codex/app-server.js';
 import { strictJsonSchema } from '../workers/codex/output-contract.js';
-import { CodexSessionError, openCodexSession, type CodexSession } from '../workers/codex/session.js';
+import { runCodexThread } from '../workers/codex/run.js';
+import type { CodexSessionError } from '../workers/codex/session.js';
 import { bundledCodexPath } from '../workers/codex/worker.js';
 import { lastJsonDocument, type RoleName, type RoleRun } from './command-adapter.js';
 import { implementerReportSchema, verifierVerdictSchema } from './model.js';
@@ -119,24 +118,21 @@ function endingOfSession(role: RoleName, e: CodexSessionError): Ending {
 }
 
 /**
- * Runs one role turn in `checkout` and records its accounting in the runs
- * store. Never throws for the worker's failures: they come back as a RoleRun
- * outcome with a one-line failure of our own.
+ * Runs one role turn in `checkout` through the shared Codex run lifecycle
+ * (workers/codex/run.ts), which records the run's accounting. Never throws
+ * for the worker's failures: they come back as a RoleRun outcome with a
+ * one-line failure of our own.
  */
 export async function runCodexRole(config: CodexRoleConfig, role: RoleName, checkout: Checkout, prompt: string, opts: CodexRoleOptions): Promise<CodexRoleRun> {
-  const started = Date.now();
-  const deadline = started + (config.timeout_ms ?? opts.defaultTimeoutMs);
-  const runId = `run_${randomBytes(12).toString('hex')}`;
+  const deadline = Date.now() + (config.timeout_ms ?? opts.defaultTimeoutMs);
   const spec = ROLE[role];
   const exe = config.codex_path ?? bundledCodexPath();
-  let session: CodexSession | null = null;
   let turn: TurnResult | null = null;
-  let ending: Ending;
-  try {
-    if (!exe) throw new CodexSessionError('unsupported', 'no codex executable: set codex_path in the role profile or install @openai/codex');
-    session = await openCodexSession({
+  let ending: Ending | null = null;
+  const run = await runCodexThread(
+    {
       config,
-      exe,
+      exe: exe ?? '',
       checkout,
       mode: spec.mode,
       sandbox: opts.sandbox,
@@ -147,66 +143,30 @@ export async function runCodexRole(config: CodexRoleConfig, role: RoleName, chec
       parentEnv: opts.parentEnv,
       clientVersion: opts.clientVersion ?? '0.1.0',
       onProgress: () => {},
-    });
-    turn = await session.server.runTurn({
-      threadId: session.threadId,
-      text: prompt + (role === 'verifier' ? certifiedSection(opts.certifiedTests) : ''),
-      cwd: checkout.dir,
-      outputSchema: roleOutputSchema(role),
-      deadline,
-      signal: opts.signal,
-    });
-    ending = endingOfTurn(role, turn);
-  } catch (e) {
-    if (!(e instanceof CodexSessionError)) throw e;
-    ending = endingOfSession(role, e);
-  } finally {
-    if (session) {
-      if (turn?.status === 'completed') await session.server.close();
-      else await session.server.kill();
-    }
-  }
-  const tokens = session?.server.usage.total() ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
-  const price = priceMicroUsd(opts.pricing, config.model, tokens);
-  const durationMs = Date.now() - started;
-  opts.runs.record({
-    runId,
-    worker: 'codex',
-    model: config.model,
-    needId: null,
-    route: spec.route,
-    startedUnixMs: started,
-    durationMs,
-    ...tokens,
-    priceMicroUsd: price,
-    outcome: ending.runOutcome,
-    reason: ending.reason?.slice(0, WORKER.maxDiagnosticBytes) ?? null,
-    proposals: ending.runOutcome === 'proposed' ? 1 : 0,
-    sandboxed: opts.sandbox.active,
-    runDir: checkout.runDir,
-    // The caller disposes the checkout (after diffing it) and records that cleanup with the change.
-    cleanupRemoved: null,
-    cleanupError: null,
-    attempts: turn
-      ? [
-          {
-            kind: 'initial',
-            status: turn.status,
-            outputValid: ending.runOutcome === 'proposed',
-            error: ending.reason,
-            approvalsAccepted: turn.approvals.filter((a) => a.verdict.decision === 'accept').length,
-            approvalsDeclined: turn.approvals.filter((a) => a.verdict.decision === 'decline').length,
-          },
-        ]
-      : [],
-  });
+      runs: opts.runs,
+      ...(opts.pricing ? { pricing: opts.pricing } : {}),
+      needId: null,
+      route: spec.route,
+      // The caller disposes the checkout (after diffing it) and records that cleanup with the change.
+      dispose: null,
+      ...(exe ? {} : { unavailable: 'no codex executable: set codex_path in the role profile or install @openai/codex' }),
+    },
+    async (d) => {
+      turn = await d.turn({ text: prompt + (role === 'verifier' ? certifiedSection(opts.certifiedTests) : ''), outputSchema: roleOutputSchema(role), deadline });
+      ending = endingOfTurn(role, turn);
+      d.attempt('initial', turn, ending.runOutcome === 'proposed', ending.reason);
+      return { outcome: ending.runOutcome, reason: ending.reason, proposals: ending.runOutcome === 'proposed' ? 1 : 0 };
+    },
+  );
+  const end: Ending = run.sessionError ? endingOfSession(role, run.sessionError) : ending!;
+  const finished = turn as TurnResult | null;
   return {
-    outcome: ending.outcome,
+    outcome: end.outcome,
     exitCode: null,
-    stdout: turn?.status === 'completed' ? (turn.finalText ?? '') : '',
+    stdout: finished?.status === 'completed' ? (finished.finalText ?? '') : '',
     truncated: false,
-    durationMs,
-    failure: ending.failure,
-    usage: { runId, model: config.model, ...tokens, priceMicroUsd: price },
+    durationMs: run.durationMs,
+    failure: end.failure,
+    usage: { runId: run.runId, model: config.model, ...run.tokens, priceMicroUsd: run.priceMicroUsd },
   };
 }

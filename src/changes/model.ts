@@ -153,10 +153,56 @@ export type VerifyChangeResult = Infer<typeof verifyChangeResultSchema>;
 /** Certified evidence as prepare_change receives it (loaded by the host from the evidence store). */
 export type { CertifiedEvidence as CertifiedContext, CertifiedItem as ContextItem, CertifiedTestPlan } from '../core/certified.js';
 
+/** Admission rules (changes/admission.ts): one violation rejects the whole patch and names its rule. */
+export const ADMISSION_RULES = [
+  'no_change',
+  'too_many_files',
+  'unsafe_path',
+  'protected_path',
+  'out_of_scope',
+  'symlink',
+  'special_file',
+  'not_utf8',
+  'after_too_large',
+  'patch_too_large',
+  'rename_like',
+  'mode_change',
+  'credential',
+] as const;
+export type AdmissionRule = (typeof ADMISSION_RULES)[number];
+
+/** Every rule a change can be refused or fail by: a closed set, matched as values, never as text. */
+export const CHANGE_RULES = [
+  ...ADMISSION_RULES,
+  'invalid_request',
+  'not_configured',
+  'sandbox_required',
+  'cancelled',
+  'implementer_exit_nonzero',
+  'implementer_timeout',
+  'implementer_spawn_failed',
+  'checkout_error',
+  'internal_error',
+  'unknown_change',
+  'already_applied',
+  'not_prepared',
+  'not_verified',
+  'repair_in_progress',
+  'change_failed',
+  'conflict',
+  'corrupt_store',
+  'digest_mismatch',
+  'wrong_repository',
+  'snapshot_drift',
+  'base_mismatch',
+  'apply_failed',
+] as const;
+export type ChangeRule = (typeof CHANGE_RULES)[number];
+
 /** A refusal or failure with a stable rule code and a one-line message of our own. */
 export class ChangeError extends Error {
   constructor(
-    readonly rule: string,
+    readonly rule: ChangeRule,
     message: string,
     readonly changeId: string | null = null,
   ) {

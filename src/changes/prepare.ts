@@ -12,7 +12,7 @@ import { EMPTY_CONTEXT, sandboxOf, type ChangeDeps } from './deps.js';
 import { newChangeId, patchId, requestDigest } from './identity.js';
 import { implementerPrompt } from './prompts.js';
 import { normalizeRequest } from './request.js';
-import { configuredRole, runRole, type AdaptedRoleRun } from './roles.js';
+import { configuredRole, roleSecrets, runRole, type AdaptedRoleRun } from './roles.js';
 import { appendEvent, insertRequest, markFailed, recordAttempt, savePatch, type StoredPatch } from './store.js';
 import {
   ChangeError,
@@ -107,8 +107,8 @@ export async function implementRevision(o: RevisionRun): Promise<Omit<StoredPatc
       signal: o.signal,
       defaultTimeoutMs: CHANGE_RUN.defaultImplementerTimeoutMs,
     });
-    if (run.outcome !== 'ok') throw new ChangeError(run.outcome === 'cancelled' ? 'cancelled' : `implementer_${run.outcome}`, run.failure!);
-    const files = admitPatch(await diffCheckout(checkout), o.request.allowed_paths);
+    if (run.outcome !== 'ok') throw new ChangeError(run.outcome === 'cancelled' ? 'cancelled' : (`implementer_${run.outcome}` as const), run.failure!);
+    const files = admitPatch(await diffCheckout(checkout), o.request.allowed_paths, roleSecrets(o.implementer, deps));
     const report = readReport(run, o.request, files);
     const patch = { patchId: patchId(o.base, files), files, ...report };
     savePatch(deps.db, o.changeId, o.revision, patch, o.base);

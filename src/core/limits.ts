@@ -6,6 +6,8 @@ export const MCP = {
   maxLineBytes: 65_536,
   maxQueuedLines: 8,
   maxArgumentsBytes: 16_384,
+  /** Nesting bound of tools/call params (arguments and _meta), checked without recursion. */
+  maxParamsDepth: 32,
   supportedProtocolVersions: ['2025-06-18', '2024-11-05'] as const,
   latestProtocolVersion: '2025-06-18',
   legacyProtocolVersion: '2024-11-05',

@@ -126,3 +126,18 @@ export function assertNoCredentials(doc: unknown, path = 'profile'): void {
     for (const [k, v] of Object.entries(doc)) assertNoCredentials(v, `${path}.${k}`);
   }
 }
+
+/** Why a `codex_home` login is refused, for every codex role (profile creation and run start alike). */
+export const CODEX_HOME_REFUSED =
+  'codex_home logins are not supported: the login file would sit in the run directory, where the model\'s own commands can read it; use provider.env_key (the key reaches only the codex process)';
+
+/** Throws for a codex adapter entry that names a `codex_home` login, naming the field. */
+export function assertSupportedLogins(doc: RoleProfile): void {
+  const entries: [string, ExplorerConfig | ChangeRoleConfig | null][] = [
+    ...doc.explorer.map((e, i): [string, ExplorerConfig] => [`profile.explorer[${i}]`, e]),
+    ['profile.implementer', doc.implementer],
+    ['profile.verifier', doc.verifier],
+  ];
+  for (const [path, entry] of entries)
+    if (entry?.adapter === 'codex' && entry.codex_home !== undefined) throw new Error(`${path}.codex_home: ${CODEX_HOME_REFUSED}`);
+}

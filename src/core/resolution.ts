@@ -38,8 +38,10 @@ export type Resolution =
       readonly artifact_ids: readonly Digest[];
       readonly claim_ids: readonly Digest[];
       readonly plan_id: Digest | null;
+      /** Why what is missing is missing (worker timed out, proposals rejected, limit reached); bounded, no worker output. */
+      readonly reason?: string;
     }
-  | { readonly kind: 'miss' }
+  | { readonly kind: 'miss'; readonly reason?: string }
   | { readonly kind: 'stale'; readonly artifact_ids: readonly Digest[]; readonly reason: string }
   | { readonly kind: 'rejected' | 'ambiguous' | 'contradicted' | 'bypass'; readonly reason: string };
 

@@ -49,12 +49,21 @@ export interface StringOptions {
   /** Rejects empty and whitespace-only text (published as pattern "\\S"). */
   nonBlank?: boolean;
   pattern?: RegExp;
+  /** Rejects control characters (C0, DEL, C1: NUL, newlines, escapes); with nonBlank only. */
+  noControl?: boolean;
   description?: string;
 }
 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** The published form of nonBlank + noControl. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const NON_BLANK_NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$/;
+
 export function string(opts: StringOptions = {}): Schema<string> {
   if (opts.nonBlank && opts.pattern) throw new Error('string(): nonBlank and pattern are exclusive');
-  const pattern = opts.pattern ?? (opts.nonBlank ? /\S/ : undefined);
+  if (opts.noControl && !opts.nonBlank) throw new Error('string(): noControl needs nonBlank');
+  const pattern = opts.pattern ?? (opts.noControl ? NON_BLANK_NO_CONTROL : opts.nonBlank ? /\S/ : undefined);
   const json: JsonSchema = { type: 'string' };
   const min = opts.minBytes ?? (opts.nonBlank ? 1 : undefined);
   if (min !== undefined) json.minLength = min;
@@ -68,7 +77,8 @@ export function string(opts: StringOptions = {}): Schema<string> {
       if (min !== undefined && value.length < min) throw new SchemaError(path, `must not be empty`);
       if (opts.maxBytes !== undefined && n > opts.maxBytes)
         throw new SchemaError(path, `must be at most ${opts.maxBytes} bytes, got ${n}`);
-      if (opts.nonBlank && !pattern!.test(value)) throw new SchemaError(path, 'must not be blank');
+      if (opts.nonBlank && !/\S/.test(value)) throw new SchemaError(path, 'must not be blank');
+      if (opts.noControl && CONTROL.test(value)) throw new SchemaError(path, 'must not contain control characters');
       if (opts.pattern && !opts.pattern.test(value))
         throw new SchemaError(path, `must match ${opts.pattern.source}`);
       return value;

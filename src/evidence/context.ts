@@ -2,11 +2,11 @@
 // discovery, parsed files, and the observation trace. Every byte the analyzer
 // relies on goes through read(), which records the digest of exactly those
 // bytes, so the resolver can later prove the evidence still holds.
-import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import type { ObservedFile } from '../core/worker.js';
+import { gitBytes } from '../repo/git.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
 
 export interface GrepMatch {
@@ -60,19 +60,11 @@ export class AnalysisContext {
 
   constructor(readonly root: string) {}
 
+  // The one scrubbed git runner: no inherited GIT_* (a GIT_DIR or
+  // GIT_WORK_TREE in the caller's environment cannot redirect the search),
+  // GIT_OPTIONAL_LOCKS=0 and LC_ALL=C.
   private git(args: string[], okCodes: number[] = [0]): string {
-    try {
-      return execFileSync('git', ['-C', this.root, ...args], {
-        encoding: 'utf8',
-        maxBuffer: MAX_GREP_OUTPUT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-      });
-    } catch (e) {
-      const err = e as { status?: number; stdout?: string };
-      if (err.status !== undefined && okCodes.includes(err.status)) return err.stdout ?? '';
-      throw e;
-    }
+    return gitBytes(this.root, args, { okCodes, maxBuffer: MAX_GREP_OUTPUT }).toString('utf8');
   }
 
   /** Tracked and untracked, non-ignored files (repository-relative, / separated). */

@@ -94,11 +94,28 @@ export class Connection {
     this.send(errorResponse(null, ErrorCode.parse, 'parse error: line is not valid UTF-8'));
   }
 
-  /** End of input: resolves once the active call and every queued request are answered. */
+  /**
+   * End of input: the client is gone, so everything in flight is cancelled —
+   * the active call is aborted (its workers interrupted and their process
+   * groups killed), queued tools/call requests are answered as cancelled and
+   * other queued requests (cheap) still answered. Resolves once the active
+   * call has settled.
+   */
   end(): Promise<void> {
     this.ending = true;
+    for (const req of this.queue.splice(0)) {
+      if (req.method === 'tools/call') this.cancelQueued(req);
+      else this.dispatch(req);
+    }
+    this.active?.abort.abort();
     if (!this.active) return Promise.resolve();
     return new Promise((resolve) => (this.onIdle = resolve));
+  }
+
+  private cancelQueued(req: Pending): void {
+    if (req.method === 'tools/call')
+      this.send(resultResponse(req.id, { content: [{ type: 'text', text: 'request cancelled before it started' }], isError: true }));
+    else this.send(errorResponse(req.id, ErrorCode.cancelled, 'request cancelled before it started'));
   }
 
   private admit(req: Pending): void {
@@ -130,15 +147,7 @@ export class Connection {
     }
     const at = this.queue.findIndex((p) => p.key === key);
     if (at === -1) return;
-    const [cancelled] = this.queue.splice(at, 1);
-    if (cancelled!.method === 'tools/call')
-      this.send(
-        resultResponse(cancelled!.id, {
-          content: [{ type: 'text', text: 'request cancelled before it started' }],
-          isError: true,
-        }),
-      );
-    else this.send(errorResponse(cancelled!.id, ErrorCode.cancelled, 'request cancelled before it started'));
+    this.cancelQueued(this.queue.splice(at, 1)[0]!);
   }
 
   private dispatch(req: Pending): void {

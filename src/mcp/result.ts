@@ -13,17 +13,19 @@ import { PREDICATES, type Predicate } from '../core/semantic.js';
 import { needContextOutputSchema, type NeedContextOutput } from './tools/need-context.js';
 
 function cutBytes(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  let cut = text.slice(0, maxBytes);
-  while (Buffer.byteLength(cut) > maxBytes) cut = cut.slice(0, -1);
-  // Never end on half of a surrogate pair.
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  // Linear: back up from the byte bound to a character boundary (never into a
+  // UTF-8 continuation byte, so never half of a character or surrogate pair).
+  let end = maxBytes;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
 }
 
 const ordered = (list: readonly Predicate[]): Predicate[] => PREDICATES.filter((p) => list.includes(p));
 
 function boundedResolution(r: Resolution): Resolution {
-  return 'reason' in r ? { ...r, reason: cutBytes(r.reason, MCP.maxReasonBytes) } : r;
+  return 'reason' in r && r.reason !== undefined ? { ...r, reason: cutBytes(r.reason, MCP.maxReasonBytes) } : r;
 }
 
 /** Validated projections by their inputs; only the step differs between repeats. */

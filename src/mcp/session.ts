@@ -5,6 +5,7 @@
 import { ChangeError } from '../changes/model.js';
 import { prepareText, verifyText } from '../changes/tools.js';
 import { blake3 } from '../core/digest.js';
+import { jsonBounds } from './bounds.js';
 import { MCP } from '../core/limits.js';
 import { compileNeed, NeedCompileError, type CompiledNeed } from '../core/need.js';
 import type { Relation } from '../core/relation.js';
@@ -170,9 +171,12 @@ export class McpSession implements ToolHost {
     const tool = name as ToolName;
     if (CHANGE_TOOL_NAMES.includes(tool) && !this.changeTools) throw new InvalidParams(`${tool} is disabled in this session`);
     if (!('arguments' in p)) throw new InvalidParams(`${tool}: missing arguments`);
-    const bytes = Buffer.byteLength(JSON.stringify(p.arguments) ?? '');
-    if (bytes > MCP.maxArgumentsBytes)
-      throw new InvalidParams(`arguments: exceed ${MCP.maxArgumentsBytes} bytes as compact JSON (got ${bytes})`);
+    // Without recursion: thousands of levels in a few KB must not overflow the stack.
+    const meta = jsonBounds(p._meta ?? null, MCP.maxParamsDepth, MCP.maxArgumentsBytes);
+    if (!meta.ok) throw new InvalidParams(`_meta: ${meta.reason === 'depth' ? `nested deeper than ${MCP.maxParamsDepth} levels` : `exceeds ${MCP.maxArgumentsBytes} bytes as compact JSON`}`);
+    const bounds = jsonBounds(p.arguments, MCP.maxParamsDepth, MCP.maxArgumentsBytes);
+    if (!bounds.ok && bounds.reason === 'depth') throw new InvalidParams(`arguments: nested deeper than ${MCP.maxParamsDepth} levels`);
+    if (!bounds.ok) throw new InvalidParams(`arguments: exceed ${MCP.maxArgumentsBytes} bytes as compact JSON`);
     return { name: tool, args: p.arguments };
   }
 

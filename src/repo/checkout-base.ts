@@ -4,7 +4,7 @@
 // only when they hash to the remembered digest, so a worker that rewrites
 // `.git` can make a diff fail but never make it lie.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { blake3, type Digest } from '../core/digest.js';
@@ -39,6 +39,12 @@ export interface FileChange {
   before: Buffer | null;
   after: Buffer | null;
   kind: 'file' | 'symlink' | 'other';
+  /**
+   * Set when the executable bit differs from the base (an update) or is set
+   * on a created file: patches carry contents only, so admission refuses it
+   * (rule `mode_change`) instead of losing it silently.
+   */
+  modeChange?: { readonly before: boolean | null; readonly after: boolean };
 }
 
 export interface BaseEntry {
@@ -46,6 +52,8 @@ export interface BaseEntry {
   readonly digest: Digest;
   readonly oid: string;
   readonly size: number;
+  /** Any executable bit set (regular files only). */
+  readonly executable: boolean;
   readonly ino: bigint;
   readonly ctimeNs: bigint;
 }
@@ -58,6 +66,8 @@ export interface CheckoutBase {
    * clock, so a write in the same tick as the copy could otherwise keep it.
    */
   readonly trustStatBefore: bigint;
+  /** Digest of the checkout's own `.git` once the base commit was made (see digestGitDir). */
+  readonly gitDigest: Digest;
 }
 
 const bases = new WeakMap<Checkout, CheckoutBase>();
@@ -120,4 +130,46 @@ export function readBaseBytes(c: Checkout, path: string, entry: BaseEntry): Buff
     throw new RepoError(`base bytes of ${path} were altered in the checkout`);
   }
   return Buffer.from(bytes);
+}
+
+/**
+ * What a checkout's `.git` holds, as one digest: every entry's path, kind and
+ * mode, the bytes of every file outside `objects/` (config, HEAD, refs, info,
+ * hooks, …) and a stat fingerprint (size, inode, ctime) of every object file,
+ * whose contents are verified against the manifest when read anyway. Only the
+ * index is left out: it is a stat cache git itself rewrites on read-only
+ * commands (`git status`), git never executes anything from it, and the diff
+ * never reads it.
+ */
+export function digestGitDir(checkoutDir: string): Digest {
+  const gitDir = join(checkoutDir, '.git');
+  const parts: string[] = [];
+  const visit = (rel: string) => {
+    const abs = rel ? join(gitDir, rel) : gitDir;
+    const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+    if (!st) {
+      parts.push(`${rel}\0absent`);
+      return;
+    }
+    const head = `${rel}\0${st.mode.toString(8)}`;
+    if (st.isDirectory()) {
+      parts.push(`${head}\0dir`);
+      for (const name of readdirSync(abs).sort()) {
+        const child = rel ? `${rel}/${name}` : name;
+        if (child === 'index' || child === 'index.lock') continue;
+        visit(child);
+      }
+    } else if (st.isSymbolicLink()) {
+      parts.push(`${head}\0link\0${readlinkSync(abs)}`);
+    } else if (st.isFile() && rel.startsWith('objects/')) {
+      parts.push(`${head}\0object\0${st.size}\0${st.ino}\0${st.ctimeNs}`);
+    } else if (st.isFile()) {
+      const bytes = readBounded(abs, 64 * 1024 * 1024);
+      parts.push(`${head}\0file\0${bytes ? blake3(bytes) : `unreadable ${st.size} ${st.ctimeNs}`}`);
+    } else {
+      parts.push(`${head}\0other`);
+    }
+  };
+  visit('');
+  return blake3(Buffer.from(parts.join('\n'), 'utf8'));
 }

@@ -6,7 +6,7 @@ import { lstatSync, mkdirSync, readdirSync, readlinkSync, unlinkSync, writeFileS
 import { dirname, join } from 'node:path';
 import { blake3 } from '../core/digest.js';
 import { REPO } from '../core/limits.js';
-import { baseOf, readBaseBytes, readBounded, type BaseEntry, type Checkout, type CheckoutBase, type FileChange } from './checkout-base.js';
+import { baseOf, digestGitDir, readBaseBytes, readBounded, type BaseEntry, type Checkout, type CheckoutBase, type FileChange } from './checkout-base.js';
 import { RepoError } from './git.js';
 import { isProtectedPath, normalizeRelativePath } from './paths.js';
 
@@ -66,6 +66,8 @@ function provablyUnchanged(now: Found, was: BaseEntry, base: CheckoutBase): bool
   );
 }
 
+const executable = (f: Found): boolean => f.kind === 'file' && (f.stats.mode & 0o111n) !== 0n;
+
 function currentBytes(c: Checkout, path: string, kind: Kind): Buffer | null {
   if (kind === 'other') return null;
   const abs = join(c.dir, path);
@@ -94,14 +96,20 @@ export function diffCheckout(c: Checkout): FileChange[] {
     if (now && was) {
       if (provablyUnchanged(now, was, base)) continue;
       const after = currentBytes(c, path, now.kind);
-      if (now.kind === was.kind && after !== null && blake3(after) === was.digest) continue;
-      add({ path, op: 'update', before: readBaseBytes(c, path, was), after, kind: now.kind });
+      const modeChanged = now.kind === 'file' && was.kind === 'file' && executable(now) !== was.executable;
+      const modeChange = modeChanged ? { modeChange: { before: was.executable, after: executable(now) } } : {};
+      if (now.kind === was.kind && after !== null && blake3(after) === was.digest && !modeChanged) continue;
+      add({ path, op: 'update', before: readBaseBytes(c, path, was), after, kind: now.kind, ...modeChange });
     } else if (now) {
-      add({ path, op: 'create', before: null, after: currentBytes(c, path, now.kind), kind: now.kind });
+      const modeChange = executable(now) ? { modeChange: { before: null, after: true } } : {};
+      add({ path, op: 'create', before: null, after: currentBytes(c, path, now.kind), kind: now.kind, ...modeChange });
     } else if (was) {
       add({ path, op: 'delete', before: readBaseBytes(c, path, was), after: null, kind: was.kind });
     }
   }
+  // The checkout's own repository: nothing there may change (config, HEAD,
+  // refs, info/ and hooks would be obeyed by the next git command run there).
+  if (digestGitDir(c.dir) !== base.gitDigest) changes.unshift({ path: '.git', op: 'update', before: null, after: null, kind: 'other' });
   return changes;
 }
 

@@ -21,7 +21,7 @@ import {
 import { dirname, join, posix, sep } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import { REPO } from '../core/limits.js';
-import { gitBlobId, registerBase, type BaseEntry, type Checkout, type CheckoutPurpose, type SkippedPath } from './checkout-base.js';
+import { digestGitDir, gitBlobId, registerBase, type BaseEntry, type Checkout, type CheckoutPurpose, type SkippedPath } from './checkout-base.js';
 import { git, gitBytes, RepoError } from './git.js';
 import { lstatBelow, normalizeRelativePath } from './paths.js';
 import { captureSnapshot, splitNul, type Snapshot } from './snapshot.js';
@@ -32,7 +32,7 @@ export { applyPatchToCheckout, diffCheckout } from './checkout-diff.js';
 const RUN_DIR_NAME = /^(worker|change|verify)-(\d+)-\d+-[0-9a-f]+$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-type CopiedEntry = Omit<BaseEntry, 'ino' | 'ctimeNs'>;
+type CopiedEntry = Omit<BaseEntry, 'ino' | 'ctimeNs' | 'executable'>;
 
 function decodeName(raw: Buffer): string | null {
   try {
@@ -227,17 +227,18 @@ export function createCheckout(repoRoot: string, runsRoot: string, purpose: Chec
       const bytes = e.kind === 'file' ? readFileSync(dest) : readlinkSync(dest, { encoding: 'buffer' });
       if (blake3(bytes) !== e.digest) throw new RepoError('snapshot changed while copying');
       const st = lstatSync(dest, { bigint: true });
-      entries.set(rel, { ...e, ino: st.ino, ctimeNs: st.ctimeNs });
+      entries.set(rel, { ...e, executable: e.kind === 'file' && (st.mode & 0o111n) !== 0n, ino: st.ino, ctimeNs: st.ctimeNs });
     }
     if (captureSnapshot(top).sourceDigest !== snapshot.sourceDigest) throw new RepoError('snapshot changed while copying');
     commitBase(dir, hooks, snapshot, copied);
+    const gitDigest = digestGitDir(dir);
 
     const marker = join(runDir, 'base-verified');
     writeFileSync(marker, snapshot.sourceDigest);
     const trustStatBefore = lstatSync(marker, { bigint: true }).ctimeNs;
     const manifest = new Map<string, Digest>([...entries].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, e]) => [p, e.digest]));
     const checkout: Checkout = { runDir, dir, home, tmp, purpose, snapshot, manifest, skipped };
-    registerBase(checkout, { entries, trustStatBefore });
+    registerBase(checkout, { entries, trustStatBefore, gitDigest });
     return checkout;
   } catch (e) {
     removeTree(runDir);

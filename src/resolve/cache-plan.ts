@@ -11,6 +11,7 @@ import type { Db } from '../store/db.js';
 import { loadCandidates, loadClaims, type CertificateRow, type ClaimRow } from '../store/evidence/certificates.js';
 import { validatorDefinition } from '../validate/certificate.js';
 import type { FreshnessChecker } from './freshness.js';
+import { artifactPayload, claimPayloads, claimUnitPayload, type ServedPayload } from './payloads.js';
 import { planCover, type PlanCandidate } from './planner.js';
 
 export type AuthorityMode = 'authoritative' | 'advisory' | 'shadow';
@@ -23,6 +24,8 @@ export interface ServedUnit {
   readonly mask: number;
   /** For claim units: the claims served, in order. */
   readonly claims: readonly ClaimRow[];
+  /** What the unit shows, parsed from the stored rows. */
+  readonly payload: ServedPayload;
 }
 
 export interface CachePlan {
@@ -32,6 +35,8 @@ export interface CachePlan {
   readonly coveredMask: number;
   readonly units: readonly ServedUnit[];
   readonly staleArtifactIds: readonly Digest[];
+  /** Predicates with certified evidence that is no longer servable (its files changed). */
+  readonly stalePredicates: readonly Predicate[];
   /** Predicates whose cached evidence the profile does not let us serve. */
   readonly withheld: readonly Predicate[];
   readonly contradiction: string | null;
@@ -76,15 +81,22 @@ export function describeContradiction(fresh: readonly CertificateRow[]): string 
 function claimUnit(ctx: CacheContext, cert: CertificateRow, obligations: readonly Obligation[]): ServedUnit | null {
   if (!snapshotHolds(ctx, cert)) return null;
   const claims = loadClaims(ctx.db, cert.certificateId);
+  // A claim row of an older or damaged shape makes the whole unit unusable.
+  const parsed = claimPayloads(claims);
+  if (!parsed) return null;
   const fresh = (c: ClaimRow) => ctx.freshness.isFresh(c.dependencies);
+  const unit = (served: readonly ClaimRow[], payloads: typeof parsed, facets: Facets): ServedUnit | null => {
+    const payload = claimUnitPayload(cert.predicate, payloads);
+    return payload && { unit: 'claim', predicate: cert.predicate, certificate: cert, mask: maskOf(obligations, cert.predicate, facets), claims: served, payload };
+  };
   if (cert.predicate === 'implementation_location') {
-    const primary = claims.filter((c) => (c.payload as { location: { role: string } }).location.role === 'primary');
-    if (primary.length === 0 || !primary.every(fresh)) return null;
-    return { unit: 'claim', predicate: cert.predicate, certificate: cert, mask: maskOf(obligations, cert.predicate, cert.facets), claims: primary };
+    const primary = claims.flatMap((c, i) => (parsed[i]!.kind === 'location' && (parsed[i] as { location: { role: string } }).location.role === 'primary' ? [i] : []));
+    if (primary.length === 0 || !primary.every((i) => fresh(claims[i]!))) return null;
+    return unit(primary.map((i) => claims[i]!), primary.map((i) => parsed[i]!), cert.facets);
   }
   if (cert.predicate === 'focused_tests') {
     if (claims.length !== 1 || !fresh(claims[0]!)) return null;
-    return { unit: 'claim', predicate: cert.predicate, certificate: cert, mask: maskOf(obligations, cert.predicate, cert.facets), claims };
+    return unit(claims, parsed, cert.facets);
   }
   // A flow's steps stand together: the chain must be whole and every step fresh.
   // Completeness rested on everything the worker observed, which claims do not
@@ -92,7 +104,7 @@ function claimUnit(ctx: CacheContext, cert: CertificateRow, obligations: readonl
   const chained = claims.every((c, i) => c.previousId === (i === 0 ? null : claims[i - 1]!.claimId));
   if (claims.length === 0 || !chained || !claims.every(fresh)) return null;
   const facets = Object.fromEntries(Object.entries(cert.facets).filter(([k]) => k !== 'completeness'));
-  return { unit: 'claim', predicate: cert.predicate, certificate: cert, mask: maskOf(obligations, cert.predicate, facets), claims };
+  return unit(claims, parsed, facets);
 }
 
 export function planFromCache(ctx: CacheContext, need: CompiledNeed): CachePlan {
@@ -102,6 +114,7 @@ export function planFromCache(ctx: CacheContext, need: CompiledNeed): CachePlan 
   const predicates = [...new Set(obligations.map((o) => o.predicate))];
   const fresh: CertificateRow[] = [];
   const stale: CertificateRow[] = [];
+  const payloads = new Map<string, ServedPayload>();
   const withheld: Predicate[] = [];
   // The 64-candidate bound is shared fairly between the predicates asked for.
   const perPredicate = Math.floor(RESOLVER.maxCandidates / Math.max(1, predicates.length));
@@ -112,13 +125,18 @@ export function planFromCache(ctx: CacheContext, need: CompiledNeed): CachePlan 
         if (!withheld.includes(p)) withheld.push(p);
         continue;
       }
-      if (snapshotHolds(ctx, c) && ctx.freshness.isFresh(c.dependencies)) fresh.push(c);
-      else stale.push(c);
+      // A payload that does not parse as its contract is unusable: stale, never served.
+      const payload = artifactPayload(c);
+      if (payload && snapshotHolds(ctx, c) && ctx.freshness.isFresh(c.dependencies)) {
+        fresh.push(c);
+        payloads.set(c.certificateId, payload);
+      } else stale.push(c);
     }
   }
   const staleArtifactIds = [...new Set(stale.map((c) => c.artifactId))].sort();
+  const stalePredicates = [...new Set(stale.map((c) => c.predicate))];
   const contradiction = describeContradiction(fresh);
-  const empty = { obligations, requiredMask, withheld, staleArtifactIds };
+  const empty = { obligations, requiredMask, withheld, staleArtifactIds, stalePredicates };
   if (contradiction) return { ...empty, coveredMask: 0, units: [], contradiction };
 
   const artifactCandidates: PlanCandidate[] = fresh.map((c) => ({
@@ -133,6 +151,7 @@ export function planFromCache(ctx: CacheContext, need: CompiledNeed): CachePlan 
     certificate: fresh[i]!,
     mask: artifactCandidates[i]!.mask,
     claims: [],
+    payload: payloads.get(fresh[i]!.certificateId)!,
   }));
   let covered = artifactPlan.mask;
   const rest = universe & ~covered;

@@ -5,12 +5,12 @@
 // bytes that are unchanged right now. Every focused test among them becomes a
 // certified test plan that verify_change may run. Any id that fails is refused
 // whole with one line naming it; nothing is served on a guess.
-import { flowStepSchema, focusedTestsSchema, locationSchema, PAYLOAD_SCHEMAS, type Location } from '../core/contracts.js';
+import { focusedTestsSchema, PAYLOAD_SCHEMAS, type Location } from '../core/contracts.js';
 import type { CertifiedEvidence, CertifiedEvidenceIds, CertifiedItem, CertifiedTestPlan } from '../core/certified.js';
 import type { Digest } from '../core/digest.js';
 import { CHANGE_RUN } from '../core/limits.js';
 import { subjectId } from '../core/need.js';
-import { integer, literal, object, SchemaError, stableStringify, string, tagged, type Infer } from '../core/schema.js';
+import { SchemaError, stableStringify } from '../core/schema.js';
 import { captureSnapshot, repositoryLineage } from '../repo/snapshot.js';
 import type { Db } from '../store/db.js';
 import {
@@ -24,6 +24,7 @@ import {
 import { validatorDefinition } from '../validate/certificate.js';
 import { clip } from '../validate/snapshot-reader.js';
 import { FreshnessChecker } from './freshness.js';
+import { claimPayloadSchema, type StoredClaimPayload } from './payloads.js';
 
 /** An id that cannot be served; the message is one line naming the id and why. */
 export class CertifiedEvidenceError extends Error {
@@ -37,17 +38,7 @@ export class CertifiedEvidenceError extends Error {
   }
 }
 
-const claimPayloadSchema = tagged('kind', {
-  location: object({ kind: literal('location'), location: locationSchema }),
-  flow_step: object({
-    kind: literal('flow_step'),
-    anchor: string({ pattern: /^b3:[0-9a-f]{64}$/ }),
-    ordinal: integer({ min: 0 }),
-    step: flowStepSchema,
-  }),
-  focused_test: object({ kind: literal('focused_test'), plan: focusedTestsSchema }),
-});
-type ClaimPayload = Infer<typeof claimPayloadSchema>;
+type ClaimPayload = StoredClaimPayload;
 
 function span(l: Location): string {
   return l.start_line === l.end_line ? `${l.path}:${l.start_line}` : `${l.path}:${l.start_line}-${l.end_line}`;

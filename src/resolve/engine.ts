@@ -227,6 +227,13 @@ export function createEngine(deps: EngineDeps): Engine {
     return result;
   }
 
+  /** The free workers, when a missing preferred obligation has stale certified evidence; none otherwise. */
+  function freeForStalePreferred(plan: CachePlan): readonly Worker[] {
+    const missingPreferred = plan.obligations.filter((o, i) => ((plan.requiredMask >> i) & 1) === 0 && ((plan.coveredMask >> i) & 1) === 0);
+    if (!missingPreferred.some((o) => plan.stalePredicates.includes(o.predicate))) return [];
+    return deps.explorers.filter((w) => !w.countsAgainstLimit);
+  }
+
   async function resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {
     // A watched worktree knows its snapshot without git, once the loop has
     // delivered every change made before this request (repo/worktree-watch.ts).
@@ -236,10 +243,10 @@ export function createEngine(deps: EngineDeps): Engine {
     const initial = contextFor(noIssued);
     let plan = planFromCache(initial, need);
     const requiredDone = () => (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
-    if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);
+    if (plan.contradiction) return finish(need, plan, noIssued, null, opts, started);
     // A local miss: before any worker runs, evidence the team already certified,
     // re-validated here on the local bytes (src/team/revalidate.ts).
-    if (deps.team) {
+    if (deps.team && !requiredDone()) {
       const imported = new Set<string>(await deps.team.consume(need, opts.signal));
       if (imported.size > 0) {
         plan = planFromCache(contextFor(noIssued), need);
@@ -250,11 +257,17 @@ export function createEngine(deps: EngineDeps): Engine {
         }
       }
     }
+    // Required obligations alone start model workers. A preferred one whose
+    // certified evidence went stale is recomputed by the free workers (the
+    // static one) only: they cost nothing, and a stale facet left missing would
+    // otherwise stay missing until a required one changes too.
+    const explorers = requiredDone() ? freeForStalePreferred(plan) : deps.explorers;
+    if (explorers.length === 0) return finish(need, plan, noIssued, null, opts, started);
     // What the free workers already could not do on these bytes is not redone: when
     // certified negative outcomes stand in for every worker that would run, no worker runs.
-    const reused = reuseNegatives(initial, need, plan, deps.explorers, opts);
+    const reused = reuseNegatives(initial, need, plan, explorers, opts);
     if (reused) return finish(need, plan, noIssued, reused, opts, started);
-    if (opts.cacheOnly || deps.explorers.length === 0) return finish(need, plan, noIssued, null, opts, started);
+    if (opts.cacheOnly) return finish(need, plan, noIssued, null, opts, started);
     // Workers take a while: the caller's queued step rows are committed now, so
     // a crash while they run leaves the unfinished step visible.
     flushBookkeeping(deps.db);
@@ -270,7 +283,7 @@ export function createEngine(deps: EngineDeps): Engine {
           db: deps.db,
           root: deps.repoRoot,
           need,
-          explorers: deps.explorers,
+          explorers,
           profile: deps.profile,
           opts,
           missing,
@@ -290,8 +303,8 @@ export function createEngine(deps: EngineDeps): Engine {
       }
       const ctx = contextFor(noIssued);
       plan = planFromCache(ctx, need);
-      if (plan.contradiction || requiredDone()) return finish(need, plan, noIssued, null, opts, started);
-      const followed = reuseNegatives(ctx, need, plan, deps.explorers, opts);
+      if (plan.contradiction || (requiredDone() && freeForStalePreferred(plan).length === 0)) return finish(need, plan, noIssued, null, opts, started);
+      const followed = reuseNegatives(ctx, need, plan, explorers, opts);
       if (followed) return finish(need, plan, noIssued, followed, opts, started);
     }
     return finish(need, plan, noIssued, null, opts, started);

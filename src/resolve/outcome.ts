@@ -6,7 +6,6 @@ import { EVIDENCE_STORE } from '../core/limits.js';
 import type { CompiledNeed } from '../core/need.js';
 import type { Resolution, ReuseUnit } from '../core/resolution.js';
 import { PREDICATES, type Predicate } from '../core/semantic.js';
-import type { FlowStep, FocusedTests, Location, PayloadByPredicate } from '../core/contracts.js';
 import type { CachePlan, ServedUnit } from './cache-plan.js';
 import type { ViewEntry } from './frontier-view.js';
 import type { LadderOutcome } from './ladder.js';
@@ -37,6 +36,25 @@ const ordered = (set: Iterable<Predicate>): Predicate[] => {
 
 function clip(reason: string): string {
   return reason.length > EVIDENCE_STORE.maxReasonBytes ? `${reason.slice(0, EVIDENCE_STORE.maxReasonBytes - 1)}…` : reason;
+}
+
+/** A worker's own reason cut to its first two parts ("codex: codex turn timeout"), so no worker output is quoted. */
+const headOf = (unresolved: string): string => unresolved.split(': ').slice(0, 2).join(': ');
+
+/**
+ * Why obligations are still missing after the ladder: a worker timed out or
+ * found nothing, its proposals were rejected (the validators' reasons), or the
+ * model-worker limit was reached. Null when nothing is missing or nothing ran.
+ */
+export function missingReason(missing: readonly Predicate[], ladder: LadderOutcome | null): string | null {
+  if (missing.length === 0 || !ladder) return null;
+  const parts = [
+    ...ladder.unresolved.map(headOf),
+    ...ladder.rejections.map((r) => `rejected ${r}`),
+    ...(ladder.skipped.length > 0 ? [`model-worker limit reached (${ladder.skipped.join(', ')} not run)`] : []),
+  ];
+  if (parts.length === 0) return null;
+  return clip(`${missing.join(', ')} missing: ${[...new Set(parts)].join(' | ')}`);
 }
 
 export function planId(need: CompiledNeed, plan: CachePlan): Digest {
@@ -130,10 +148,10 @@ export function decideOutcome(need: CompiledNeed, plan: CachePlan, issued: Reado
         certificate_id: c.sufficiencyId,
         plan_id: id,
       };
-  } else if (cached.length > 0) {
-    resolution = { kind: 'partial_hit', artifact_ids: artifactIds, claim_ids: claimIds, plan_id: id };
   } else {
-    resolution = { kind: 'miss' };
+    const why = missingReason(missing, c.ladder);
+    const reason = why === null ? {} : { reason: why };
+    resolution = cached.length > 0 ? { kind: 'partial_hit', artifact_ids: artifactIds, claim_ids: claimIds, plan_id: id, ...reason } : { kind: 'miss', ...reason };
   }
   if (need.residual)
     resolution = {
@@ -148,23 +166,10 @@ export function decideOutcome(need: CompiledNeed, plan: CachePlan, issued: Reado
 /** What each served unit shows, in a stable order: locations, flow, test. */
 export function viewEntries(units: readonly ServedUnit[]): ViewEntry[] {
   const entries: ViewEntry[] = [];
-  for (const u of units) {
-    if (u.predicate === 'implementation_location') {
-      const locations =
-        u.unit === 'artifact'
-          ? (u.certificate.payload as PayloadByPredicate['implementation_location']).locations
-          : u.claims.map((c) => (c.payload as { location: Location }).location);
-      for (const location of locations) entries.push({ kind: 'location', location });
-    } else if (u.predicate === 'runtime_flow') {
-      const flow =
-        u.unit === 'artifact'
-          ? (u.certificate.payload as PayloadByPredicate['runtime_flow'])
-          : { scenario: 'default', steps: u.claims.map((c) => (c.payload as { step: FlowStep }).step) };
-      entries.push({ kind: 'flow', scenario: flow.scenario, steps: flow.steps });
-    } else {
-      const plan = u.unit === 'artifact' ? (u.certificate.payload as FocusedTests) : (u.claims[0]!.payload as { plan: FocusedTests }).plan;
-      entries.push({ kind: 'test', plan });
-    }
+  for (const { payload } of units) {
+    if (payload.predicate === 'implementation_location') for (const location of payload.locations) entries.push({ kind: 'location', location });
+    else if (payload.predicate === 'runtime_flow') entries.push({ kind: 'flow', scenario: payload.scenario, steps: payload.steps });
+    else entries.push({ kind: 'test', plan: payload.plan });
   }
   return entries;
 }

@@ -2,7 +2,7 @@
 // revision per profile (SPEC §13). The digest is BLAKE3 of the document's
 // stable JSON, so the same document always has the same revision id.
 import { blake3, type Digest } from '../core/digest.js';
-import { assertNoCredentials, roleProfileSchema, type RoleProfile } from '../core/profile.js';
+import { assertNoCredentials, assertSupportedLogins, roleProfileSchema, type RoleProfile } from '../core/profile.js';
 import { stableStringify } from '../core/schema.js';
 import { StoreError, type Db } from './db.js';
 
@@ -42,6 +42,7 @@ export function createProfileRevision(db: Db, id: string, doc: RoleProfile): Dig
   const document = roleProfileSchema.parse(doc, 'profile');
   try {
     assertNoCredentials(document);
+    assertSupportedLogins(document);
   } catch (e) {
     throw new StoreError((e as Error).message);
   }

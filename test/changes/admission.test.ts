@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { prepareChange } from '../../src/changes/prepare.js';
 import { listEvents, loadChange } from '../../src/changes/store.js';
 import { ChangeError } from '../../src/changes/model.js';
+import { admitPatch } from '../../src/changes/admission.js';
+import type { FileChange } from '../../src/repo/checkout.js';
 import { ARGS, deps, makeEnv, profile, script, signal, verdictVerifier, type Env } from './fixture.js';
 
 let env: Env;
@@ -39,6 +41,8 @@ describe('admission rejects the whole patch and names the rule', () => {
     ['after_too_large', `fs.writeFileSync('src/big.txt', 'a'.repeat(1024 * 1024 + 1));`],
     ['patch_too_large', `fs.writeFileSync('src/big.txt', 'a'.repeat(512 * 1024 + 1));`],
     ['rename_like', `fs.renameSync('src/add.mjs', 'src/sum.mjs');`],
+    ['mode_change', `fs.chmodSync('src/add.mjs', 0o755);`],
+    ['mode_change', `fs.writeFileSync('src/run.sh', '#!/bin/sh\\necho hi\\n', { mode: 0o755 }); fs.chmodSync('src/run.sh', 0o755);`],
   ];
   it.each(cases)('%s', async (rule, body) => {
     const before = snapshotOfWorktree();
@@ -48,6 +52,24 @@ describe('admission rejects the whole patch and names the rule', () => {
     const change = loadChange(env.db, err.changeId!)!;
     expect(change).toMatchObject({ state: 'failed', failureRule: rule, latestRevision: 0 });
     expect(snapshotOfWorktree()).toEqual(before);
+    expect(readdirSync(join(env.dataDir, 'runs'))).toEqual([]);
+  });
+
+  // An implementer that rewrites its checkout's own repository: the next git
+  // command there would obey it (core.fsmonitor, aliases, hooks, refs).
+  const gitTampering: [string, string][] = [
+    ['config', `fs.appendFileSync('.git/config', '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n'); fs.writeFileSync('src/add.mjs', 'x\\n');`],
+    ['HEAD', `fs.writeFileSync('.git/HEAD', 'ref: refs/heads/evil\\n'); fs.writeFileSync('src/add.mjs', 'x\\n');`],
+    ['info', `fs.writeFileSync('.git/info/exclude', 'src\\n'); fs.writeFileSync('src/add.mjs', 'x\\n');`],
+    ['hooks', `fs.mkdirSync('.git/hooks', { recursive: true }); fs.writeFileSync('.git/hooks/post-checkout', '#!/bin/sh\\n'); fs.writeFileSync('src/add.mjs', 'x\\n');`],
+    ['refs', `fs.writeFileSync('.git/refs/heads/evil', fs.readFileSync('.git/refs/heads/main')); fs.writeFileSync('src/add.mjs', 'x\\n');`],
+    ['only .git', `fs.appendFileSync('.git/config', '[alias]\\n\\tstatus = !touch /tmp/pwned\\n');`],
+  ];
+  it.each(gitTampering)('rejects a change to the checkout\'s .git (%s) as protected_path naming .git', async (what, body) => {
+    const err = await rejectionOf(`git-${what.replace(/\W/g, '')}`, body);
+    expect(err.rule).toBe('protected_path');
+    expect(err.message).toContain('.git');
+    expect(loadChange(env.db, err.changeId!)).toMatchObject({ state: 'failed', failureRule: 'protected_path', latestRevision: 0 });
     expect(readdirSync(join(env.dataDir, 'runs'))).toEqual([]);
   });
 
@@ -69,5 +91,28 @@ describe('admission rejects the whole patch and names the rule', () => {
       expect(err.rule).toBe('invalid_request');
       expect(err.changeId).toBeNull();
     }
+  });
+});
+
+describe('admission of empty files', () => {
+  const file = (path: string, op: FileChange['op'], before: string | null, after: string | null): FileChange => ({
+    path,
+    op,
+    before: before === null ? null : Buffer.from(before),
+    after: after === null ? null : Buffer.from(after),
+    kind: 'file',
+  });
+  const anywhere = [{ path: 'src', scope: 'subtree' as const }];
+
+  it('deleting one empty file while creating another is not rename_like', () => {
+    const files = admitPatch([file('src/a.txt', 'delete', '', null), file('src/b.txt', 'create', null, '')], anywhere);
+    expect(files.map((f) => [f.path, f.operation])).toEqual([
+      ['src/a.txt', 'delete'],
+      ['src/b.txt', 'create'],
+    ]);
+  });
+
+  it('a non-empty file recreated byte for byte still is', () => {
+    expect(() => admitPatch([file('src/a.txt', 'delete', 'x\n', null), file('src/b.txt', 'create', null, 'x\n')], anywhere)).toThrow(/rename_like/);
   });
 });

@@ -24,8 +24,9 @@ export function write(root: string, rel: string, text: string | Buffer): void {
   writeFileSync(join(root, rel), text);
 }
 
-export function makeEnv(): Env {
-  const base = mkdtempSync(join(tmpdir(), 'needle-changes-'));
+/** `parent`: where the temp directory is made (default the system temp dir). */
+export function makeEnv(parent: string = tmpdir()): Env {
+  const base = mkdtempSync(join(parent, 'needle-changes-'));
   const root = join(base, 'repo');
   const dataDir = join(base, 'data');
   const scripts = join(base, 'scripts');

@@ -1,6 +1,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { createServer, type Server } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { blake3 } from '../../src/core/digest.js';
 import { detectSandbox } from '../../src/workers/sandbox.js';
@@ -67,8 +68,8 @@ describe('hostile implementers', () => {
     env = makeEnv();
     const before = gitState(env.root);
     const d = deps(env, profile(script(env, 'walker', PARENT_WALKER), verdictVerifier(env, 'verified')), { sandbox: NO_SANDBOX });
-    const r = await prepareChange(d, ARGS, signal());
-    expect(r.changed_files).toEqual([{ path: 'src/add.mjs', operation: 'update' }]);
+    // The walker's first stop is the checkout's own .git: the whole patch is refused for it.
+    await expect(prepareChange(d, ARGS, signal())).rejects.toMatchObject({ rule: 'protected_path', message: expect.stringContaining('.git') });
     expect(gitState(env.root)).toEqual(before);
   });
 
@@ -78,7 +79,7 @@ describe('hostile implementers', () => {
     const target = JSON.stringify(env.root);
     const body = `${PARENT_WALKER}\ntry { fs.appendFileSync(path.join(${target}, '.git/config'), '[evil]\\n'); } catch {}\ntry { fs.writeFileSync(path.join(${target}, '.git/hooks/post-checkout'), 'x'); } catch {}\ntry { fs.writeFileSync(path.join(${target}, 'src/add.mjs'), 'x'); } catch {}`;
     const d = deps(env, profile(script(env, 'absolute', body), verdictVerifier(env, 'verified')));
-    await prepareChange(d, ARGS, signal());
+    await expect(prepareChange(d, ARGS, signal())).rejects.toMatchObject({ rule: 'protected_path' });
     expect(gitState(env.root)).toEqual(before);
     expect(readFileSync(join(env.root, 'src/add.mjs'), 'utf8')).toContain('a - b');
   });
@@ -138,3 +139,58 @@ describe('certified focused test under bubblewrap', () => {
     expect(connections()).toBe(0);
   });
 });
+
+// The inactive-sandbox branch, tested whether or not bubblewrap works on this
+// machine (the sandboxed tests above skip without it, and the run says so).
+describe('when the sandbox is not active', () => {
+  it('a profile that requires it refuses before any worker runs or any row is written', async () => {
+    env = makeEnv();
+    const marker = join(env.scripts, 'ran');
+    const p = { ...profile(script(env, 'must-not-run', `fs.writeFileSync(${JSON.stringify(marker)}, 'x');`), verdictVerifier(env, 'verified')), require_sandbox: true };
+    const inactive = { bwrap: null, active: false, reason: 'bwrap not found on PATH' };
+    await expect(prepareChange(deps(env, p, { sandbox: inactive }), ARGS, signal())).rejects.toMatchObject({
+      rule: 'sandbox_required',
+      message: expect.stringContaining('bwrap not found on PATH'),
+    });
+    expect(readdirSync(env.scripts)).not.toContain('ran');
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM change_requests').get()).toEqual({ n: 0 });
+  });
+});
+
+// The sandbox hides /tmp anyway; a repository elsewhere must stay out of reach
+// too: under $HOME it is not visible at all, under a read-only system path
+// (bound read-only for the tools there) it can be read but never written.
+describe.skipIf(!sandboxed)('sandbox visibility of repositories outside /tmp', () => {
+  const attempt = (root: string) => `
+const target = ${JSON.stringify(root)};
+let seen = 'invisible';
+try { fs.readFileSync(path.join(target, 'src/add.mjs')); seen = 'readable'; } catch {}
+let wrote = 'refused';
+try { fs.writeFileSync(path.join(target, 'src/add.mjs'), 'pwned'); wrote = 'written'; } catch {}
+try { fs.appendFileSync(path.join(target, '.git/config'), '[evil]\\n'); wrote = 'written'; } catch {}
+fs.writeFileSync('src/add.mjs', seen + ' ' + wrote + '\\n');`;
+
+  for (const [where, parent] of [
+    ['under $HOME', homedir()],
+    ['under /opt (a read-only system path in the sandbox)', '/opt'],
+  ] as const)
+    it.skipIf(!isWritableDir(parent))(`a repository ${where} cannot be written by the implementer`, async () => {
+      env = makeEnv(parent);
+      const before = gitState(env.root);
+      const d = deps(env, profile(script(env, 'outside-tmp', attempt(env.root)), verdictVerifier(env, 'verified')));
+      const r = await prepareChange(d, ARGS, signal());
+      const verdict = loadPatch(env.db, r.change_id, 1)!.files[0]!.after!.toString();
+      expect(verdict).toBe(parent === '/opt' ? 'readable refused\n' : 'invisible refused\n');
+      expect(gitState(env.root)).toEqual(before);
+      expect(readFileSync(join(env.root, 'src/add.mjs'), 'utf8')).toContain('a - b');
+    });
+});
+
+function isWritableDir(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -119,6 +119,8 @@ export interface ServerOptions {
   readonly dataDir: string;
   readonly args?: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
+  /** Role profile id (default `local`). */
+  readonly profile?: string;
 }
 
 /** The built server as a child process, driven by raw lines. */
@@ -132,7 +134,7 @@ export class ServerProcess {
     requireBuild();
     this.child = spawn(
       process.execPath,
-      [CLI, 'mcp', 'serve', '--role-profile', 'local', '--data-dir', o.dataDir, '--repository', o.repo, ...(o.args ?? [])],
+      [CLI, 'mcp', 'serve', '--role-profile', o.profile ?? 'local', '--data-dir', o.dataDir, '--repository', o.repo, ...(o.args ?? [])],
       { env: { ...process.env, ...o.env }, stdio: 'pipe' },
     );
     let buffer = '';

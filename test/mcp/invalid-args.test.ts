@@ -72,8 +72,39 @@ describe('need_context arguments refused with -32602 before any row is written',
     ['blank world source', { ...LOCATE_ARGS, world: { source: ' ', platform: 'current', features: 'default' } }, /arguments\.world\.source: must not be blank/],
     ['incomplete world', { ...LOCATE_ARGS, world: { source: 'current' } }, /arguments\.world\.platform: is required/],
     ['arguments not an object', [LOCATE_ARGS], /arguments: must be an object/],
+    ['NUL in a cli_option name', { ...LOCATE_ARGS, subject: { kind: 'cli_option', name: '--dry\u0000run' } }, /arguments\.subject\.name: must not contain control characters/],
+    ['NUL in a configuration_key name', { ...LOCATE_ARGS, subject: { kind: 'configuration_key', name: 'dry_run\u0000' } }, /arguments\.subject\.name: must not contain control characters/],
+    ['newline in a symbol name', { ...LOCATE_ARGS, subject: { kind: 'symbol', name: 'parse\nConfig' } }, /arguments\.subject\.name: must not contain control characters/],
+    ['escape in a behavior name', { ...LOCATE_ARGS, subject: { kind: 'behavior', name: 'skips \u001b[31m upload' } }, /arguments\.subject\.name: must not contain control characters/],
+    ['C1 control in a cli_option name', { ...LOCATE_ARGS, subject: { kind: 'cli_option', name: '--dry\u0085run' } }, /arguments\.subject\.name: must not contain control characters/],
   ];
   for (const [name, args, field] of cases) it(name, () => expectInvalid(need(args), field));
+});
+
+describe('deeply nested arguments are -32602 without recursion', () => {
+  // 4 113 levels in about 8 KB: the size check used to overflow the stack (-32603).
+  const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+  it('4 113 levels of arrays in arguments', async () => {
+    const line = `{"jsonrpc":"2.0","id":"deep-1","method":"tools/call","params":{"name":"need_context","arguments":{"route":"locate.implementation","task":"t","subject":${deep(4113)}}}}\n`;
+    expect(Buffer.byteLength(line)).toBeLessThan(65_536);
+    server.write(line);
+    const reply = await server.out.reply('deep-1');
+    expect(reply.error?.code, JSON.stringify(reply)).toBe(-32602);
+    expect(reply.error.message).toMatch(/arguments: nested deeper than 32 levels/);
+    expect(countRows(dbFile, 'need_steps')).toBe(0);
+  });
+  it('30 000 levels of objects in _meta', async () => {
+    const meta = '{"a":'.repeat(6000) + '1' + '}'.repeat(6000);
+    server.write(`{"jsonrpc":"2.0","id":"deep-2","method":"tools/call","params":{"name":"need_context","arguments":{},"_meta":${meta}}}\n`);
+    const reply = await server.out.reply('deep-2');
+    expect(reply.error?.code, JSON.stringify(reply)).toBe(-32602);
+    expect(reply.error.message).toMatch(/_meta: nested deeper than 32 levels/);
+    expect(countRows(dbFile, 'need_events')).toBe(0);
+  });
+  it('the server still answers afterwards', async () => {
+    const reply = await server.request({ jsonrpc: '2.0', id: 'ping-after-deep', method: 'ping' });
+    expect(reply.result).toEqual({});
+  });
 });
 
 describe('tools/call envelope refused with -32602', () => {

@@ -176,13 +176,14 @@ describe('queue and cancellation', () => {
     expect(queryRows(join(dataDir, 'needle.sqlite3'), 'SELECT ordinal FROM need_steps')).toEqual([{ ordinal: 1 }]);
   });
 
-  it('finishes the active call and the queue at end of input, then exits 0', async () => {
+  it('at end of input answers the active call (served or cancelled) and the queued ping, then exits 0', async () => {
     const { s } = server();
     await s.initialize();
     s.send(callNeed('last-call', LOCATE_ARGS), ping('last-ping'));
     const code = await s.close();
     expect(code).toBe(0);
-    expect(s.out.messages.find((m) => m.id === 'last-call')?.result.isError).toBe(false);
+    // EOF cancels what is in flight (test/mcp/eof-cancel.test.ts); a cache-only call may finish first.
+    expect(s.out.messages.find((m) => m.id === 'last-call')?.result).toBeTruthy();
     expect(s.out.messages.find((m) => m.id === 'last-ping')?.result).toEqual({});
   });
 });

@@ -47,10 +47,11 @@ describe('diffCheckout', () => {
     rmSync(join(c.dir, 'docs-link'));
     symlinkSync('src/app.ts', join(c.dir, 'docs-link'));
     execFileSync('mkfifo', [join(c.dir, 'pipe')]);
-    write(c.dir, '.git/extra', 'the checkout repository is not part of the diff');
+    write(c.dir, '.git/extra', 'a change to the checkout repository is reported as one change of .git');
 
     const summary = diffCheckout(c).map((ch) => ({ ...ch, before: ch.before?.toString('utf8') ?? null, after: ch.after?.toString('utf8') ?? null }));
     expect(summary).toEqual([
+      { path: '.git', op: 'update', before: null, after: null, kind: 'other' },
       { path: 'alias', op: 'create', before: null, after: 'src/app.ts', kind: 'symlink' },
       { path: 'docs-link', op: 'update', before: 'README.md', after: 'src/app.ts', kind: 'symlink' },
       { path: 'pipe', op: 'create', before: null, after: null, kind: 'other' },

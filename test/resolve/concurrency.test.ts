@@ -43,6 +43,61 @@ describe('single flight', () => {
   });
 });
 
+describe('single flight across processes', () => {
+  const dist = resolve('dist/src/resolve/engine.js');
+  // The in-process shortcut cannot help here: the leader is another process,
+  // so only the SQLite lease coordinates, and its takeover when the holder dies.
+  it.skipIf(!existsSync(dist))('waits on a lease held by another process and takes over when that process is killed', async () => {
+    const dbFile = join(repo.dataDir, 'needle.sqlite3');
+    const n = need(repo, 'locate.implementation', PARSE);
+    const script = join(repo.root, '..', 'lead-forever.mjs');
+    writeFileSync(
+      script,
+      `import { createEngine } from ${JSON.stringify(dist)};
+import { openDb } from ${JSON.stringify(resolve('dist/src/store/db.js'))};
+import { BUILTIN_LOCAL_PROFILE } from ${JSON.stringify(resolve('dist/src/core/profile.js'))};
+const need = JSON.parse(process.argv[2]);
+const worker = { name: 'stuck', countsAgainstLimit: false, async run() {
+  process.stdout.write('leading\\n');
+  return new Promise(() => {});
+} };
+const engine = createEngine({ db: openDb(${JSON.stringify(dbFile)}), repoRoot: ${JSON.stringify(repo.root)}, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE });
+await engine.resolve(need, { cacheOnly: false, modelWorkersLeft: 3, signal: new AbortController().signal });
+`,
+    );
+    const h = harness(repo, dbFile);
+    const child = spawn(process.execPath, [script, JSON.stringify(n)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    await new Promise<void>((ok, fail) => {
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('leading') && ok());
+      child.on('exit', (code) => fail(new Error(`child exited early (${code}): ${stderr}`)));
+    });
+    expect(h.db.prepare('SELECT owner_pid FROM evidence_flights').all()).toEqual([{ owner_pid: child.pid }]);
+
+    let killedAt = Infinity;
+    const calledAt: number[] = [];
+    const mine = scriptedWorker(repo, (input, observe) => {
+      calledAt.push(Date.now());
+      return citing(IL_PARSE_OPTIONS)(input, observe);
+    });
+    const waiting = h.engine([mine]).resolve(n, options());
+    // The follower polls the lease; it cannot lead while the holder lives.
+    const exited = new Promise((r) => child.on('exit', r));
+    await new Promise<void>((r) => setImmediate(r));
+    expect(calledAt).toEqual([]);
+    killedAt = Date.now();
+    child.kill('SIGKILL');
+    await exited;
+    const r = await waiting;
+    expect(mine.calls).toHaveLength(1);
+    expect(calledAt[0]!).toBeGreaterThanOrEqual(killedAt);
+    expect(r.resolution.kind).toBe('miss');
+    expect(r.workerSpawned).toBe(true);
+    expect(h.db.prepare('SELECT COUNT(*) AS n FROM evidence_flights').get()).toEqual({ n: 0 });
+  }, 60_000);
+});
+
 describe('sufficiency certificates', () => {
   it('replay without any model, and stop replaying once a dependency changes', async () => {
     const h = harness(repo);

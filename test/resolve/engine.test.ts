@@ -75,6 +75,57 @@ describe('cache hits', () => {
     expect(rf.calls).toHaveLength(1);
   });
 
+  it('says why obligations are missing: a timed-out model worker, without quoting its output', async () => {
+    const h = harness(repo);
+    const ilOnly = scriptedWorker(repo, citing(IL_DRY_RUN), { name: 'static-like' });
+    const timedOut = scriptedWorker(repo, citing(), {
+      name: 'codex',
+      model: true,
+      outcome: { kind: 'unresolved', reason: 'codex turn timeout: upstream said MODEL-TEXT-4711' },
+    });
+    const r = await h.engine([ilOnly, timedOut]).resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(r.missing).toEqual(['runtime_flow', 'focused_tests']);
+    expect(r.resolution).toMatchObject({ kind: 'miss', reason: 'runtime_flow, focused_tests missing: codex: codex turn timeout' });
+    expect(JSON.stringify(r)).not.toContain('MODEL-TEXT-4711');
+
+    // The limit is a reason too: no model worker left for this connection.
+    const limited = await h.engine([timedOut]).resolve(need(repo, 'trace.state-flow', DRY), options({ modelWorkersLeft: 0 }));
+    expect(limited.resolution).toMatchObject({ kind: 'partial_hit', reason: expect.stringMatching(/model-worker limit reached \(codex not run\)/) });
+  });
+
+  it('recomputes a stale preferred obligation with the free worker only, never a model worker', async () => {
+    const h = harness(repo);
+    const flow = scriptedWorker(repo, citing(IL_DRY_RUN, RF_DRY_RUN), { name: 'flow' });
+    await h.engine([flow]).resolve(need(repo, 'trace.state-flow', DRY), options());
+    const free = scriptedWorker(repo, citing(FT_DRY_RUN), { name: 'free' });
+    const model = scriptedWorker(repo, citing(FT_DRY_RUN), { name: 'model', model: true });
+    const engine = h.engine([free, model]);
+    // Nothing stale yet: the preferred test is simply missing, and nothing runs for it.
+    const before = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(before.resolution.kind).toBe('composite_hit');
+    expect(free.calls).toHaveLength(0);
+    // Certify a focused test once (a need that requires it).
+    await engine.resolve(need(repo, 'tests.relevant', DRY), options());
+    expect(free.calls).toHaveLength(1);
+    const first = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(first.missing).toEqual([]);
+
+    // A test-file edit stales only the focused test, which trace prefers but does not require.
+    repo.write('test/deploy.test.ts', repo.read('test/deploy.test.ts') + '// edited\n');
+    const again = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(free.calls).toHaveLength(2);
+    expect(free.calls[1]!.missing.map((o) => o.predicate)).toEqual(['focused_tests']);
+    expect(model.calls).toHaveLength(0);
+    expect(again.missing).toEqual([]);
+    expect(again.resolution.kind).toBe('partial_hit');
+    expect(again.context).toContain("focused test: npx vitest run test/deploy.test.ts -t 'skips upload in dry run'");
+
+    // Preferred evidence that was never found does not start anything.
+    const third = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(third.resolution.kind).toBe('composite_hit');
+    expect(free.calls).toHaveLength(2);
+  });
+
   it('skips model workers when the connection has none left, and never runs workers cache-only', async () => {
     const h = harness(repo);
     const model = scriptedWorker(repo, citing(IL_PARSE_OPTIONS), { model: true });
@@ -115,6 +166,30 @@ describe('freshness', () => {
     expect(r.resolution.kind).toBe('miss');
     expect(r.cacheHit).toBe(false);
     expect(r.context).toContain('export  function parseOptions');
+  });
+
+  // A row of an older or damaged shape is unusable (stale), never a crash on the hit path.
+  it.each([
+    ['an older payload shape', '{"location":{"file":"src/config.ts","line":5}}'],
+    ['text that is not JSON', '{"locations": ['],
+  ])('treats a stored artifact payload of %s as unusable: its sound claims serve, then stale', async (_what, payload) => {
+    const { h } = await certifiedParse();
+    h.db.prepare('UPDATE evidence_artifacts SET payload = ?').run(payload);
+    const r = await h.engine([]).resolve(need(repo, 'locate.implementation', PARSE), options());
+    expect(r.resolution.kind).toBe('claim_hit');
+    expect(r.context).toContain('primary: src/config.ts:5-8');
+    expect(r.workerSpawned).toBe(false);
+    h.db.prepare('UPDATE evidence_claims SET payload = ?').run(payload);
+    const again = await h.engine([]).resolve(need(repo, 'locate.implementation', PARSE), options());
+    expect(again.resolution.kind).toBe('stale');
+  });
+
+  it('does not serve a claim whose stored payload has an older shape', async () => {
+    const { h } = await certifiedParse();
+    repo.write('src/deploy.ts', repo.read('src/deploy.ts') + '// touched\n');
+    h.db.prepare("UPDATE evidence_claims SET payload = ? WHERE kind = 'location'").run('{"kind":"location","loc":"src/config.ts:5"}');
+    const r = await h.engine([]).resolve(need(repo, 'locate.implementation', PARSE), options());
+    expect(r.resolution.kind).toBe('stale');
   });
 
   it('treats a deleted dependency as stale', async () => {

@@ -224,3 +224,30 @@ describe('codex worker against the App Server simulator', () => {
     await expect(createCodexWorker(config(sim.exe, { requireSandbox: true })).run(input())).rejects.toMatchObject({ code: 'unsupported', message: /requires sandboxing/ });
   });
 });
+
+describe('redaction of the provider key from what the model hands back', () => {
+  const KEY = 'sk-provider-redaction-test-5f2a91';
+  const keyed = (exe: string) =>
+    config(exe, {
+      explorer: { adapter: 'codex', model: 'gpt-sim-redact', codex_path: exe, provider: { name: 'mock', base_url: 'http://127.0.0.1:9/v1', env_key: 'NEEDLE_TEST_PROVIDER_KEY' } },
+      parentEnv: { ...process.env, NEEDLE_TEST_PROVIDER_KEY: KEY },
+    });
+
+  it('is removed from proposals before validation', async () => {
+    const leaky = { ...IMPLEMENTATION, gaps: [`the key is ${KEY}`] };
+    const sim = simulator(join(base, 'sims'), 'redact-proposal', { turns: [{ steps: [{ message: { implementation_location: leaky } }] }] });
+    const out = await createCodexWorker(keyed(sim.exe)).run(input());
+    expect(out.outcome).toEqual({ kind: 'proposed' });
+    expect(JSON.stringify(out)).not.toContain(KEY);
+    expect(out.proposals).toEqual([{ predicate: 'implementation_location', payload: { ...IMPLEMENTATION, gaps: ['the key is [redacted NEEDLE_TEST_PROVIDER_KEY]'] } }]);
+  });
+
+  it('is removed from the outcome reason and the stored run row', async () => {
+    const sim = simulator(join(base, 'sims'), 'redact-reason', { turns: [{ steps: [{ message: `not json ${KEY}` }] }, { steps: [{ message: `still not json ${KEY}` }] }] });
+    const out = await createCodexWorker(keyed(sim.exe)).run(input());
+    expect(out.outcome.kind).toBe('unresolved');
+    expect(JSON.stringify(out)).not.toContain(KEY);
+    const stored = JSON.stringify(runs.recent(20));
+    expect(stored).not.toContain(KEY);
+  });
+});

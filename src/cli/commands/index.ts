@@ -7,6 +7,7 @@ export * from './profile.js';
 export * from './context.js';
 export * from './cache.js';
 export * from './needs.js';
+export * from './runs.js';
 export * from './stats.js';
 export * from './change.js';
 export * from './team-cache.js';

@@ -283,3 +283,47 @@ export function getSufficiency(db: Db, id: string): SufficiencyRow | null {
   const r = db.prepare('SELECT * FROM evidence_sufficiency WHERE id = ?').get(id) as Parameters<typeof toSufficiency>[0] | undefined;
   return r ? toSufficiency(r) : null;
 }
+
+export interface WorkerRunRow {
+  readonly id: number;
+  readonly needId: string;
+  readonly route: string;
+  readonly worker: string;
+  readonly model: string | null;
+  readonly outcome: string;
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number | null;
+  readonly durationMs: number;
+  readonly createdUnixMs: number;
+  /** The proposals of this run the validators rejected, with their reasons. */
+  readonly rejections: readonly { readonly predicate: string | null; readonly reasons: readonly string[] }[];
+}
+
+/** The most recent worker runs of the ladder (every worker, static included), newest first, with their rejections. */
+export function recentWorkerRuns(db: Db, limit: number): WorkerRunRow[] {
+  const rejections = db.prepare('SELECT predicate, reasons FROM evidence_rejections WHERE worker_run_id = ? ORDER BY id');
+  return (
+    db
+      .prepare(
+        `SELECT id, need_id, route, worker, model, outcome, input_tokens, cached_input_tokens, output_tokens, cost_usd, duration_ms, created_unix_ms
+           FROM evidence_worker_runs ORDER BY id DESC LIMIT ?`,
+      )
+      .all(limit) as Record<string, string | number | null>[]
+  ).map((r) => ({
+    id: r.id as number,
+    needId: r.need_id as string,
+    route: r.route as string,
+    worker: r.worker as string,
+    model: r.model as string | null,
+    outcome: r.outcome as string,
+    inputTokens: r.input_tokens as number,
+    cachedInputTokens: r.cached_input_tokens as number,
+    outputTokens: r.output_tokens as number,
+    costUsd: r.cost_usd as number | null,
+    durationMs: r.duration_ms as number,
+    createdUnixMs: r.created_unix_ms as number,
+    rejections: (rejections.all(r.id) as { predicate: string | null; reasons: string }[]).map((x) => ({ predicate: x.predicate, reasons: JSON.parse(x.reasons) as string[] })),
+  }));
+}

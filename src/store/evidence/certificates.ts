@@ -208,7 +208,7 @@ function toRow(db: Db, r: RawRow): CertificateRow {
     issuedUnixMs: r.issued_unix_ms,
     invalidatedUnixMs: r.invalidated_unix_ms,
     invalidatedReason: r.invalidated_reason,
-    payload: JSON.parse(r.payload) as unknown,
+    payload: parseStored(r.payload),
     primaryKey: r.primary_key,
     projectionBytes: r.projection_bytes,
     dependencies,
@@ -258,6 +258,15 @@ export function invalidate(db: Db, id: string, reason: string, nowMs: number): n
     .run(nowMs, reason, id, id).changes;
 }
 
+/** A stored JSON payload; text that is not JSON reads as undefined, which no payload schema accepts. */
+function parseStored(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface ClaimRow {
   readonly certificateId: Digest;
   readonly claimId: Digest;
@@ -283,7 +292,7 @@ export function loadClaims(db: Db, certificateId: Digest): ClaimRow[] {
     certificateId,
     claimId: r.claim_id as Digest,
     kind: r.kind as ClaimRow['kind'],
-    payload: JSON.parse(r.payload) as unknown,
+    payload: parseStored(r.payload),
     ordinal: r.ordinal,
     previousId: r.previous_claim_id as Digest | null,
     dependencies: deps.all(certificateId, r.claim_id) as DependencyRow[],

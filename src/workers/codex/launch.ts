@@ -37,6 +37,7 @@ export function appServerArgv(exe: string, shellEnv: Record<string, string>): st
     'features.hooks=false',
     'features.apps=false',
     'features.multi_agent=false',
+    'features.shell_snapshot=false',
     'analytics.enabled=false',
     'web_search="disabled"',
     'project_doc_max_bytes=0',
@@ -62,7 +63,11 @@ export function threadStartParams(cfg: CodexExplorer, checkout: string, develope
     runtimeWorkspaceRoots: [checkout],
     config: {
       web_search: 'disabled',
-      features: { hooks: false, plugins: false, apps: false, multi_agent: false },
+      // Shell snapshots (CODEX_HOME/shell_snapshots/<thread>.sh) hold the app
+      // server's exported environment, provider key included, and the model
+      // can read them; the thread config overrides a process-level -c, so the
+      // switch must be here.
+      features: { hooks: false, plugins: false, apps: false, multi_agent: false, shell_snapshot: false },
       mcp_servers: {},
       project_doc_max_bytes: 0,
       project_doc_fallback_filenames: [],

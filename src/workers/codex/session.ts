@@ -5,7 +5,8 @@
 // write the checkout and nothing else (reference/workers.md §8.4: without the
 // exclusions below, workspace-write may write /tmp and $TMPDIR, which is where
 // run directories usually live).
-import { copyFileSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { CODEX_HOME_REFUSED } from '../../core/profile.js';
 import { basename, dirname, join } from 'node:path';
 import type { Checkout } from '../../repo/checkout.js';
 import { workerEnv } from '../env.js';
@@ -98,6 +99,10 @@ function packageDirOf(exe: string): string {
  */
 export async function openCodexSession(spec: CodexSessionSpec): Promise<CodexSession> {
   const { checkout, config } = spec;
+  // Anything in the run directory is readable by the model's commands, so a
+  // login file copied there would be handed to the model (revisions stored
+  // before this rule still parse; they are refused here).
+  if (config.codex_home !== undefined) throw new CodexSessionError('unsupported', CODEX_HOME_REFUSED);
   let binary: CodexBinary;
   try {
     binary = spec.binary ?? (await detectCodex(spec.exe, workerEnv({ home: checkout.home, tmp: checkout.tmp }), checkout.runDir));
@@ -109,7 +114,6 @@ export async function openCodexSession(spec: CodexSessionSpec): Promise<CodexSes
   const codexHome = join(checkout.runDir, 'codex-home');
   mkdirSync(codexHome, { recursive: true });
   writeFileSync(join(codexHome, 'config.toml'), codexConfigToml(config));
-  if (config.codex_home && existsSync(join(config.codex_home, 'auth.json'))) copyFileSync(join(config.codex_home, 'auth.json'), join(codexHome, 'auth.json'));
   const extra: Record<string, string> = { CODEX_HOME: codexHome };
   const keyName = config.provider ? config.provider.env_key : 'OPENAI_API_KEY';
   const key = keyName ? spec.parentEnv[keyName] : undefined;

@@ -2,7 +2,6 @@
 // left missing, one supervised `codex app-server` run in a disposable checkout
 // of the snapshot, a turn with the closed output contract of only those
 // predicates, at most one repair turn, and accounting of the run.
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,14 +10,15 @@ import { WORKER } from '../../core/limits.js';
 import type { ObservedFile, Usage, Worker, WorkerInput, WorkerOutput } from '../../core/worker.js';
 import { createCheckout, disposeCheckout } from '../../repo/checkout.js';
 import { workerEnv } from '../env.js';
-import { priceMicroUsd, type AttemptRecord, type PricingTable, type RunOutcome, type RunsStore } from '../runs-store.js';
+import { redactDeep, redactText, secretNames, secretsOf } from '../redact.js';
+import type { AttemptRecord, PricingTable, RunOutcome, RunsStore } from '../runs-store.js';
 import type { SandboxInfo } from '../sandbox.js';
-import { AppServer, type TurnResult } from './app-server.js';
+import type { TurnResult } from './app-server.js';
 import { detectCodex } from './detect.js';
 import type { CodexExplorer } from './launch.js';
 import { outputContract, parseOutput } from './output-contract.js';
 import { DEVELOPER_INSTRUCTIONS, repairPrompt, turnPrompt } from './prompt.js';
-import { CodexSessionError, openCodexSession } from './session.js';
+import { runCodexThread } from './run.js';
 
 export interface CodexWorkerConfig {
   /** The role profile's explorer entry. */
@@ -101,24 +101,6 @@ export function createCodexWorker(cfg: CodexWorkerConfig): Worker {
   };
 }
 
-interface RunState {
-  outcome: RunOutcome;
-  reason: string | null;
-  proposals: Proposal[];
-  attempts: AttemptRecord[];
-}
-
-function attemptOf(kind: AttemptRecord['kind'], turn: TurnResult, outputValid: boolean, error: string | null): AttemptRecord {
-  return {
-    kind,
-    status: turn.status,
-    outputValid,
-    error,
-    approvalsAccepted: turn.approvals.filter((a) => a.verdict.decision === 'accept').length,
-    approvalsDeclined: turn.approvals.filter((a) => a.verdict.decision === 'decline').length,
-  };
-}
-
 const TURN_OUTCOME: Partial<Record<TurnResult['status'], RunOutcome>> = { timeout: 'timeout', cancelled: 'cancelled', crashed: 'failed', failed: 'failed', interrupted: 'failed' };
 
 async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: WorkerInput): Promise<WorkerOutput> {
@@ -139,129 +121,91 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
     throw new CodexWorkerError('unsupported', (e as Error).message);
   }
 
-  const started = Date.now();
-  const deadline = Math.min(input.deadline, started + (cfg.explorer.timeout_ms ?? WORKER.defaultTimeoutMs));
-  const runId = `run_${randomBytes(12).toString('hex')}`;
+  const deadline = Math.min(input.deadline, Date.now() + (cfg.explorer.timeout_ms ?? WORKER.defaultTimeoutMs));
   const checkout = await createCheckout(input.root, cfg.runsRoot, 'worker');
-  const state: RunState = { outcome: 'failed', reason: null, proposals: [], attempts: [] };
-  let server: AppServer | null = null;
-  let failure: unknown = null;
-  try {
-    const policy = { root: checkout.dir, certifiedTests: certifiedTests(input) };
-    let session;
-    try {
-      session = await openCodexSession({
-        config: cfg.explorer,
-        exe,
-        checkout,
-        mode: 'read-only',
-        sandbox: cfg.sandbox,
-        policy,
-        developerInstructions: DEVELOPER_INSTRUCTIONS,
-        deadline,
-        signal: input.signal,
-        parentEnv: cfg.parentEnv ?? process.env,
-        clientVersion: cfg.clientVersion ?? '0.1.0',
-        onProgress: progress,
-        binary,
-        ...(cfg.readablePaths ? { readablePaths: cfg.readablePaths } : {}),
-      });
-    } catch (e) {
-      if (!(e instanceof CodexSessionError)) throw e;
-      if (e.code === 'timeout') {
-        state.outcome = 'timeout';
-        state.reason = 'codex app server did not start before the deadline';
-        return finish();
-      }
-      throw new CodexWorkerError(e.code, e.message);
-    }
-    server = session.server;
-    const { threadId } = session;
-    const live = session.server;
-
-    const contract = outputContract(input.missing.map((o) => o.predicate));
-    const turn = (kind: AttemptRecord['kind'], text: string, turnDeadline: number) =>
-      live.runTurn({ threadId, text, cwd: checkout.dir, outputSchema: contract.json, deadline: turnDeadline, signal: input.signal });
-    const prompt = turnPrompt({ subject: input.need.subject, missing: input.missing, covered: input.covered, certifiedTests: policy.certifiedTests });
-    let result = await turn('initial', prompt, deadline);
-    let kind: AttemptRecord['kind'] = 'initial';
-    for (;;) {
-      if (result.status !== 'completed') {
-        state.attempts.push(attemptOf(kind, result, false, result.error));
-        state.outcome = TURN_OUTCOME[result.status] ?? 'failed';
-        state.reason = `codex turn ${result.status}: ${result.error ?? 'no detail'}`;
-        break;
-      }
-      const parsed = parseOutput(contract, result.finalText);
-      state.attempts.push(attemptOf(kind, result, parsed.ok, parsed.ok ? null : parsed.error));
-      if (parsed.ok) {
-        state.proposals = parsed.proposals;
-        state.outcome = parsed.proposals.length ? 'proposed' : 'unresolved';
-        state.reason = parsed.proposals.length ? null : 'the model could not establish any missing obligation';
-        break;
-      }
-      state.outcome = 'invalid';
-      state.reason = `output violates the contract: ${parsed.error}`;
-      if (kind === 'repair') break;
-      if (deadline - Date.now() < WORKER.minRepairMs) {
-        state.reason += ' (no time left for a repair turn)';
-        break;
-      }
-      progress('repairing invalid model output');
-      kind = 'repair';
-      result = await turn('repair', repairPrompt(parsed.error), deadline);
-    }
-    if (state.outcome === 'cancelled') throw new CodexWorkerError('cancelled', 'worker cancelled while resolving a need');
-    return finish();
-  } catch (e) {
-    failure = e;
-    if (e instanceof CodexWorkerError && e.code === 'cancelled') state.outcome = 'cancelled';
-    state.reason ??= (e as Error).message;
-    throw e;
-  } finally {
-    if (server) {
-      if (failure || state.outcome === 'timeout' || state.outcome === 'cancelled') await server.kill();
-      else await server.close();
-    }
-    const cleanup = await disposeCheckout(checkout);
-    const usage = server?.usage.total() ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
-    // The error is still on its way to the caller: it carries the spend so the ladder can account for it too.
-    if (server && failure instanceof CodexWorkerError) failure.usage = { model, ...usage };
-    cfg.runs?.record({
-      runId,
-      worker: 'codex',
-      model,
+  // The provider key's value is cut out of everything the model hands back, before validation.
+  const secrets = secretsOf(cfg.parentEnv ?? process.env, secretNames(cfg.explorer));
+  const policy = { root: checkout.dir, certifiedTests: certifiedTests(input) };
+  let proposals: Proposal[] = [];
+  let outcome: RunOutcome = 'failed';
+  const contract = outputContract(input.missing.map((o) => o.predicate));
+  const run = await runCodexThread(
+    {
+      config: cfg.explorer,
+      exe,
+      checkout,
+      mode: 'read-only',
+      sandbox: cfg.sandbox,
+      policy,
+      developerInstructions: DEVELOPER_INSTRUCTIONS,
+      deadline,
+      signal: input.signal,
+      parentEnv: cfg.parentEnv ?? process.env,
+      clientVersion: cfg.clientVersion ?? '0.1.0',
+      onProgress: progress,
+      binary,
+      ...(cfg.readablePaths ? { readablePaths: cfg.readablePaths } : {}),
+      ...(cfg.runs ? { runs: cfg.runs } : {}),
+      ...(cfg.pricing ? { pricing: cfg.pricing } : {}),
       needId: input.need.id,
       route: input.need.route,
-      startedUnixMs: started,
-      durationMs: Date.now() - started,
-      ...usage,
-      priceMicroUsd: priceMicroUsd(cfg.pricing, model, usage),
-      outcome: state.outcome,
-      reason: state.reason?.slice(0, WORKER.maxDiagnosticBytes) ?? null,
-      proposals: state.proposals.length,
-      sandboxed: cfg.sandbox.active,
-      runDir: checkout.runDir,
-      cleanupRemoved: cleanup.removed,
-      cleanupError: cleanup.error,
-      attempts: state.attempts,
-    });
-    if (binary) progress(`codex ${binary.version} run ${state.outcome}`);
+      redact: (t) => redactText(t, secrets),
+      dispose: () => disposeCheckout(checkout),
+      // The error is still on its way to the caller: it carries the spend so the ladder can account for it too.
+      onFailure: (e, tokens) => {
+        if (tokens && e instanceof CodexWorkerError) e.usage = { model, ...tokens };
+        progress(`codex ${binary.version} run failed`);
+      },
+    },
+    async (d) => {
+      const prompt = turnPrompt({ subject: input.need.subject, missing: input.missing, covered: input.covered, certifiedTests: policy.certifiedTests });
+      let kind: AttemptRecord['kind'] = 'initial';
+      let result = await d.turn({ text: prompt, outputSchema: contract.json, deadline });
+      let reason: string | null = null;
+      for (;;) {
+        if (result.status !== 'completed') {
+          d.attempt(kind, result, false, result.error);
+          outcome = TURN_OUTCOME[result.status] ?? 'failed';
+          reason = `codex turn ${result.status}: ${result.error ?? 'no detail'}`;
+          break;
+        }
+        const parsed = parseOutput(contract, result.finalText === null ? null : redactText(result.finalText, secrets));
+        d.attempt(kind, result, parsed.ok, parsed.ok ? null : redactText(parsed.error, secrets));
+        if (parsed.ok) {
+          proposals = redactDeep(parsed.proposals, secrets);
+          outcome = proposals.length ? 'proposed' : 'unresolved';
+          reason = proposals.length ? null : 'the model could not establish any missing obligation';
+          break;
+        }
+        outcome = 'invalid';
+        reason = `output violates the contract: ${parsed.error}`;
+        if (kind === 'repair') break;
+        if (deadline - Date.now() < WORKER.minRepairMs) {
+          reason += ' (no time left for a repair turn)';
+          break;
+        }
+        progress('repairing invalid model output');
+        kind = 'repair';
+        result = await d.turn({ text: repairPrompt(parsed.error), outputSchema: contract.json, deadline });
+      }
+      if (outcome === 'cancelled') throw new CodexWorkerError('cancelled', 'worker cancelled while resolving a need');
+      return { outcome, reason, proposals: proposals.length };
+    },
+  );
+  progress(`codex ${binary.version} run ${run.outcome}`);
+  if (run.sessionError) {
+    if (run.sessionError.code !== 'timeout') throw new CodexWorkerError(run.sessionError.code, run.sessionError.message);
   }
-
-  function finish(): WorkerOutput {
-    const usage = server?.usage.total() ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
-    const observed: ObservedFile[] = citedPaths(state.proposals).flatMap((path) => {
-      const digest = checkout.manifest.get(path);
-      return digest ? [{ path, digest }] : [];
-    });
-    return {
-      outcome: state.outcome === 'proposed' ? { kind: 'proposed' } : { kind: 'unresolved', reason: state.reason ?? state.outcome },
-      proposals: state.proposals,
-      observed,
-      // The model's reads are not traced file by file; validators re-read the snapshot.
-      observationComplete: false,
-      usage: { model, ...usage },
-    };
-  }
+  const observed: ObservedFile[] = citedPaths(proposals).flatMap((path) => {
+    const digest = checkout.manifest.get(path);
+    return digest ? [{ path, digest }] : [];
+  });
+  return {
+    outcome: run.outcome === 'proposed' ? { kind: 'proposed' } : { kind: 'unresolved', reason: redactText(run.sessionError ? 'codex app server did not start before the deadline' : (run.reason ?? run.outcome), secrets) },
+    proposals,
+    observed,
+    // The model's reads are not traced file by file; validators re-read the snapshot.
+    observationComplete: false,
+    usage: { model, ...run.tokens },
+  };
 }

@@ -2,6 +2,7 @@
 // by id with filters (indexed, migration 007), what one need caused, daily
 // series for the plots and a cheap activity fingerprint for live updates.
 import type { Db } from '../db.js';
+import type { WorkerRunRow } from './accounting.js';
 
 export interface NeedFilter {
   readonly route?: string;
@@ -110,20 +111,8 @@ export function resolutionFacets(db: Db): Facets {
   };
 }
 
-export interface RunRow {
-  readonly id: number;
-  readonly needId: string;
-  readonly route: string;
-  readonly worker: string;
-  readonly model: string | null;
-  readonly outcome: string;
-  readonly inputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly outputTokens: number;
-  readonly costUsd: number | null;
-  readonly durationMs: number;
-  readonly createdUnixMs: number;
-}
+/** A worker run as the reports list it: the accounting row without its rejections. */
+export type RunRow = Omit<WorkerRunRow, 'rejections'>;
 
 interface RawRun {
   id: number;

@@ -301,6 +301,39 @@ export interface WorkerRunRow {
   readonly rejections: readonly { readonly predicate: string | null; readonly reasons: readonly string[] }[];
 }
 
+
+/** A row of `evidence_worker_runs` as SQLite returns it. */
+export interface WorkerRunRecord {
+  id: number;
+  need_id: string;
+  route: string;
+  worker: string;
+  model: string | null;
+  outcome: string;
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+  duration_ms: number;
+  created_unix_ms: number;
+}
+
+/** The typed run of a stored row (without its rejections). */
+export const workerRunFrom = (r: WorkerRunRecord): Omit<WorkerRunRow, 'rejections'> => ({
+  id: r.id,
+  needId: r.need_id,
+  route: r.route,
+  worker: r.worker,
+  model: r.model,
+  outcome: r.outcome,
+  inputTokens: r.input_tokens,
+  cachedInputTokens: r.cached_input_tokens,
+  outputTokens: r.output_tokens,
+  costUsd: r.cost_usd,
+  durationMs: r.duration_ms,
+  createdUnixMs: r.created_unix_ms,
+});
+
 /** The most recent worker runs of the ladder (every worker, static included), newest first, with their rejections. */
 export function recentWorkerRuns(db: Db, limit: number): WorkerRunRow[] {
   const rejections = db.prepare('SELECT predicate, reasons FROM evidence_rejections WHERE worker_run_id = ? ORDER BY id');
@@ -310,20 +343,9 @@ export function recentWorkerRuns(db: Db, limit: number): WorkerRunRow[] {
         `SELECT id, need_id, route, worker, model, outcome, input_tokens, cached_input_tokens, output_tokens, cost_usd, duration_ms, created_unix_ms
            FROM evidence_worker_runs ORDER BY id DESC LIMIT ?`,
       )
-      .all(limit) as Record<string, string | number | null>[]
+      .all(limit) as WorkerRunRecord[]
   ).map((r) => ({
-    id: r.id as number,
-    needId: r.need_id as string,
-    route: r.route as string,
-    worker: r.worker as string,
-    model: r.model as string | null,
-    outcome: r.outcome as string,
-    inputTokens: r.input_tokens as number,
-    cachedInputTokens: r.cached_input_tokens as number,
-    outputTokens: r.output_tokens as number,
-    costUsd: r.cost_usd as number | null,
-    durationMs: r.duration_ms as number,
-    createdUnixMs: r.created_unix_ms as number,
+    ...workerRunFrom(r),
     rejections: (rejections.all(r.id) as { predicate: string | null; reasons: string }[]).map((x) => ({ predicate: x.predicate, reasons: JSON.parse(x.reasons) as string[] })),
   }));
 }

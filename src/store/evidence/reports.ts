@@ -2,7 +2,7 @@
 // by id with filters (indexed, migration 007), what one need caused, daily
 // series for the plots and a cheap activity fingerprint for live updates.
 import type { Db } from '../db.js';
-import type { WorkerRunRow } from './accounting.js';
+import { workerRunFrom, type WorkerRunRecord, type WorkerRunRow } from './accounting.js';
 
 export interface NeedFilter {
   readonly route?: string;
@@ -114,38 +114,8 @@ export function resolutionFacets(db: Db): Facets {
 /** A worker run as the reports list it: the accounting row without its rejections. */
 export type RunRow = Omit<WorkerRunRow, 'rejections'>;
 
-interface RawRun {
-  id: number;
-  need_id: string;
-  route: string;
-  worker: string;
-  model: string | null;
-  outcome: string;
-  input_tokens: number;
-  cached_input_tokens: number;
-  output_tokens: number;
-  cost_usd: number | null;
-  duration_ms: number;
-  created_unix_ms: number;
-}
-
-const toRun = (r: RawRun): RunRow => ({
-  id: r.id,
-  needId: r.need_id,
-  route: r.route,
-  worker: r.worker,
-  model: r.model,
-  outcome: r.outcome,
-  inputTokens: r.input_tokens,
-  cachedInputTokens: r.cached_input_tokens,
-  outputTokens: r.output_tokens,
-  costUsd: r.cost_usd,
-  durationMs: r.duration_ms,
-  createdUnixMs: r.created_unix_ms,
-});
-
 export function runsForNeed(db: Db, needId: string): RunRow[] {
-  return (db.prepare('SELECT * FROM evidence_worker_runs WHERE need_id = ? ORDER BY id').all(needId) as RawRun[]).map(toRun);
+  return (db.prepare('SELECT * FROM evidence_worker_runs WHERE need_id = ? ORDER BY id').all(needId) as WorkerRunRecord[]).map(workerRunFrom);
 }
 
 /** Worker runs newest first, keyset-paged like resolutions. */
@@ -154,8 +124,8 @@ export function pageRuns(db: Db, before: number | undefined, limit: number): { r
     before === undefined
       ? db.prepare('SELECT * FROM evidence_worker_runs ORDER BY id DESC LIMIT ?').all(limit + 1)
       : db.prepare('SELECT * FROM evidence_worker_runs WHERE id < ? ORDER BY id DESC LIMIT ?').all(before, limit + 1)
-  ) as RawRun[];
-  const rows = raw.slice(0, limit).map(toRun);
+  ) as WorkerRunRecord[];
+  const rows = raw.slice(0, limit).map(workerRunFrom);
   return { rows, next: raw.length > limit ? rows[rows.length - 1]!.id : null };
 }
 
@@ -164,8 +134,8 @@ export function avoidedRunsOf(db: Db, resolutionId: number): RunRow[] {
   return (
     db
       .prepare('SELECT w.* FROM evidence_avoided_runs v JOIN evidence_worker_runs w ON w.id = v.worker_run_id WHERE v.resolution_id = ? ORDER BY w.id')
-      .all(resolutionId) as RawRun[]
-  ).map(toRun);
+      .all(resolutionId) as WorkerRunRecord[]
+  ).map(workerRunFrom);
 }
 
 export interface StepSummary {

@@ -85,7 +85,7 @@ function behaviourCandidates(ctx: AnalysisContext, subjectName: string, declarat
 }
 
 /** The smallest function or method around `line` of `path`. */
-function enclosingDefinition(ctx: AnalysisContext, path: string, line: number): Location | null {
+export function enclosingDefinition(ctx: AnalysisContext, path: string, line: number): Location | null {
   const parsed = ctx.parsed(path);
   if (!parsed) return null;
   const fn = factsOf(parsed)

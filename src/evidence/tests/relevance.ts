@@ -7,6 +7,7 @@ import type { Location } from '../../core/contracts.js';
 import type { AnalysisContext, ParsedFile } from '../context.js';
 import { factsOf } from '../languages/index.js';
 import type { TestCase } from './discover.js';
+import { enclosingDefinition } from '../behaviour.js';
 
 /** `chunkFiles.spec.js`, `test_core.py`, `handler_test.go`, `core_tests.rs` → the source stem they test. */
 export function testedStem(path: string): string {
@@ -47,14 +48,9 @@ export function titleOverlap(titleWords: readonly string[], subjectWords: readon
 
 /** The smallest function or method enclosing the behaviour site: calling it exercises the behaviour. */
 export function behaviourFunction(ctx: AnalysisContext, site: Location | null): string | null {
-  if (!site) return null;
-  const parsed = ctx.parsed(site.path);
-  if (!parsed) return null;
-  const fn = factsOf(parsed)
-    .definitions.filter((d) => (d.kind === 'function' || d.kind === 'method') && d.startLine <= site.start_line && site.start_line <= d.endLine)
-    .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+  const fn = site ? enclosingDefinition(ctx, site.path, site.start_line)?.symbol : null;
   // Short or generic names (`run`, `new`, `main`) are called by too many tests to single one out.
-  return fn && fn.name.length >= 4 && fn.name !== 'main' ? fn.name : null;
+  return fn && fn.length >= 4 && fn !== 'main' ? fn : null;
 }
 
 export function callsFunction(body: string, name: string | null): boolean {

@@ -37,6 +37,19 @@ export function projectNeedResult(
   step: { ordinal: number; relation: Relation },
   r: EngineResult,
 ): NeedContextOutput {
+  // A remembered engine result (resolve/hit-memo.ts) is the same object each
+  // time: its projection is found without building a key.
+  const same = byResult.get(r);
+  if (same && same.needId === need.id && same.route === need.route) return { ...same.output, step: { ordinal: step.ordinal, relation: step.relation } };
+  const output = projectByKey(need, step, r);
+  byResult.set(r, { needId: need.id, route: need.route, output });
+  return output;
+}
+
+/** Projections by engine result object (weak: dropped with the result). */
+const byResult = new WeakMap<EngineResult, { readonly needId: string; readonly route: string; readonly output: NeedContextOutput }>();
+
+function projectByKey(need: CompiledNeed, step: { ordinal: number; relation: Relation }, r: EngineResult): NeedContextOutput {
   // resultDigest covers the resolution and the context; the rest is listed.
   const key = stableStringify([need.id, need.route, need.subject, r.resultDigest, r.satisfied, r.missing, r.reuseUnit, r.claimIds, r.cacheHit, r.workerSpawned, r.verdict ?? null, r.resolution]);
   const known = projections.get(key);

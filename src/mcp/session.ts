@@ -58,6 +58,9 @@ function failedEnding(error: unknown): StepEnding {
   };
 }
 
+/** Compiled needs kept per session, by the exact arguments' JSON. */
+const COMPILED_MEMO_ENTRIES = 64;
+
 const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
 
 function firstLine(e: unknown): string {
@@ -80,6 +83,7 @@ export class McpSession implements ToolHost {
   private readonly engine: Engine;
   private readonly changeTools: ChangeTools | undefined;
   private readonly log: (line: string) => void;
+  private readonly compiled = new Map<string, CompiledNeed>();
 
   /** Records the frozen session row; the connection starts only after this succeeded. */
   constructor(deps: SessionDeps) {
@@ -181,6 +185,18 @@ export class McpSession implements ToolHost {
   }
 
   private parseNeed(args: unknown): CompiledNeed {
+    // Compiling is a pure function of the arguments (the session's lineage and
+    // routes are frozen): a repeated request reuses its compiled need.
+    const text = JSON.stringify(args);
+    const known = this.compiled.get(text);
+    if (known) return known;
+    const need = this.compileNeed(args);
+    if (this.compiled.size >= COMPILED_MEMO_ENTRIES) this.compiled.delete(this.compiled.keys().next().value!);
+    this.compiled.set(text, need);
+    return need;
+  }
+
+  private compileNeed(args: unknown): CompiledNeed {
     try {
       return compileNeed(parseNeedContext(this.catalog.needContextInput, args), this.frozen.lineage);
     } catch (e) {

@@ -20,6 +20,7 @@ import { splitLines } from '../validate/snapshot-reader.js';
 import { planFromCache, type AuthorityMode, type CacheContext, type CachePlan, type ServedUnit } from './cache-plan.js';
 import { FreshnessChecker } from './freshness.js';
 import { renderFrontierView } from './frontier-view.js';
+import { HitMemo } from './hit-memo.js';
 import { reuseNegatives, runLadder, type LadderOutcome } from './ladder.js';
 import { basisOf } from './negative.js';
 import { decideOutcome, viewEntries } from './outcome.js';
@@ -83,6 +84,9 @@ export function createEngine(deps: EngineDeps): Engine {
   const now = deps.now ?? Date.now;
   const freshness = new FreshnessChecker(deps.repoRoot);
   const authority = (p: Predicate): AuthorityMode => deps.profile.authority?.[p] ?? 'authoritative';
+
+  // Hits are remembered by their inputs only where the snapshot is known without git.
+  const hits = deps.worktree ? new HitMemo(deps.db, freshness, deps.worktree) : null;
 
   const contextFor = (issuedNow: ReadonlySet<string>): CacheContext => ({
     db: deps.db,
@@ -198,9 +202,11 @@ export function createEngine(deps: EngineDeps): Engine {
       verdict: outcome.verdict,
     };
     // Bookkeeping, not certification: committed in the group commit after the
-    // reply is written (store/bookkeeping.ts), never on the answer's path.
+    // reply is written (store/bookkeeping.ts), never on the answer's path. A
+    // remembered hit queues the same rows each time it is served again.
     const db = deps.db;
-    deferWrite(db, () => {
+    const book = (nowMs: number, durationMs: number) =>
+      deferWrite(db, () => {
       if (sufficiency) storeSufficiency(db, { ...sufficiency, kind }, nowMs);
       recordResolution(
         db,
@@ -218,14 +224,19 @@ export function createEngine(deps: EngineDeps): Engine {
           sufficiencyId: sufficiency?.id ?? null,
           contextBytes: Buffer.byteLength(context),
           contextText: context,
-          durationMs: Math.max(0, nowMs - started),
+          durationMs,
           avoidedRuns: workersRun === 0 ? [...new Set(avoided)] : [],
         },
         nowMs,
       );
     });
+    book(nowMs, Math.max(0, nowMs - started));
+    lastBook = book;
     return result;
   }
+
+  /** The bookkeeping of the result finish() returned last (read synchronously after it). */
+  let lastBook: (nowMs: number, durationMs: number) => void = () => {};
 
   /** The free workers, when a missing preferred obligation has stale certified evidence; none otherwise. */
   function freeForStalePreferred(plan: CachePlan): readonly Worker[] {
@@ -239,14 +250,48 @@ export function createEngine(deps: EngineDeps): Engine {
     // delivered every change made before this request (repo/worktree-watch.ts).
     if (deps.worktree) await new Promise((settle) => setImmediate(settle));
     const started = now();
+    const memoKey = hits && `${need.requestDigest}:${need.id}:${opts.cacheOnly ? 1 : 0}:${opts.modelWorkersLeft > 0 ? 1 : 0}`;
+    if (hits && memoKey) {
+      const again = hits.reuse(memoKey, started, () => Math.max(0, now() - started));
+      if (again) return again;
+    }
+    // Everything this decision reads is observed, so that a zero-worker hit can
+    // be remembered with its inputs (resolve/hit-memo.ts).
+    // The whole snapshot counts, not only the files cited: a new file may be the
+    // candidate a certified negative outcome said did not exist.
+    const generation = hits?.generation() ?? 0;
+    const snapshot = hits?.snapshot() ?? null;
+    const observed = freshness.observe();
+    let teamAsked = false;
+    const decided = (result: EngineResult): EngineResult => {
+      observed.stop();
+      if (hits && memoKey && snapshot !== null && !teamAsked && result.cacheHit && !result.workerSpawned && hits.snapshot() === snapshot)
+        hits.remember(memoKey, { generation, snapshot, files: observed.seen }, result, lastBook);
+      return result;
+    };
+    try {
+      return await resolveFrom(need, opts, started, contextFor(new Set<string>()), decided, () => (teamAsked = true));
+    } finally {
+      observed.stop();
+    }
+  }
+
+  async function resolveFrom(
+    need: CompiledNeed,
+    opts: ResolveOptions,
+    started: number,
+    initial: CacheContext,
+    decided: (result: EngineResult) => EngineResult,
+    askingTeam: () => void,
+  ): Promise<EngineResult> {
     const noIssued = new Set<string>();
-    const initial = contextFor(noIssued);
     let plan = planFromCache(initial, need);
     const requiredDone = () => (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
     if (plan.contradiction) return finish(need, plan, noIssued, null, opts, started);
     // A local miss: before any worker runs, evidence the team already certified,
     // re-validated here on the local bytes (src/team/revalidate.ts).
     if (deps.team && !requiredDone()) {
+      askingTeam();
       const imported = new Set<string>(await deps.team.consume(need, opts.signal));
       if (imported.size > 0) {
         plan = planFromCache(contextFor(noIssued), need);
@@ -262,11 +307,11 @@ export function createEngine(deps: EngineDeps): Engine {
     // static one) only: they cost nothing, and a stale facet left missing would
     // otherwise stay missing until a required one changes too.
     const explorers = requiredDone() ? freeForStalePreferred(plan) : deps.explorers;
-    if (explorers.length === 0) return finish(need, plan, noIssued, null, opts, started);
+    if (explorers.length === 0) return decided(finish(need, plan, noIssued, null, opts, started));
     // What the free workers already could not do on these bytes is not redone: when
     // certified negative outcomes stand in for every worker that would run, no worker runs.
     const reused = reuseNegatives(initial, need, plan, explorers, opts);
-    if (reused) return finish(need, plan, noIssued, reused, opts, started);
+    if (reused) return decided(finish(need, plan, noIssued, reused, opts, started));
     if (opts.cacheOnly) return finish(need, plan, noIssued, null, opts, started);
     // Workers take a while: the caller's queued step rows are committed now, so
     // a crash while they run leaves the unfinished step visible.

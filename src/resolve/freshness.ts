@@ -20,15 +20,39 @@ interface Entry {
   readonly hashedAtMs: number;
 }
 
+/** What a resolution observed: each file's digest (null: gone), or CHANGED when it moved while observed. */
+export const CHANGED = 'changed' as const;
+export type Observed = Map<string, Digest | null | typeof CHANGED>;
+
 export class FreshnessChecker {
   private readonly cache = new Map<string, Entry>();
+  private readonly observers = new Set<Observed>();
   /** Number of whole-file digests computed (not served from the stat cache). */
   hashes = 0;
 
   constructor(readonly root: string) {}
 
+  /**
+   * Records every digest asked for until the returned stop() (resolve/hit-memo.ts:
+   * a decision is reusable while the files it looked at read the same).
+   */
+  observe(): { readonly seen: Observed; stop(): void } {
+    const seen: Observed = new Map();
+    this.observers.add(seen);
+    return { seen, stop: () => void this.observers.delete(seen) };
+  }
+
   /** Current digest of a regular, non-symlink file, or null when it is gone or not a regular file. */
   digestOf(path: string): Digest | null {
+    const digest = this.currentDigest(path);
+    for (const seen of this.observers) {
+      const before = seen.get(path);
+      seen.set(path, before === undefined || before === digest ? digest : CHANGED);
+    }
+    return digest;
+  }
+
+  private currentDigest(path: string): Digest | null {
     const abs = join(this.root, path);
     let st: BigIntStats;
     try {

@@ -320,3 +320,12 @@ export function isKnownEvidence(db: Db, kind: 'artifact' | 'claim', id: string):
   const table = kind === 'artifact' ? 'evidence_artifacts' : 'evidence_claims';
   return db.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).get(id) !== undefined;
 }
+
+/**
+ * The counter every write to servable evidence moves (migration 008), by any
+ * process: equal readings mean no certificate, claim, dependency or negative
+ * outcome was added, changed or removed in between.
+ */
+export function evidenceGeneration(db: Db): number {
+  return (statement(db, 'SELECT n FROM evidence_generation WHERE id = 1').get() as { n: number }).n;
+}

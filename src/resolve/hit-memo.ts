@@ -1,0 +1,85 @@
+// Decided hits, remembered by their inputs (issue "warm hits"). A hit is a
+// pure function of: the request (need and task), the evidence rows a plan
+// reads (one counter, store/evidence/certificates.ts evidenceGeneration, moves
+// on every write to them by any process), the source snapshot — a
+// certificate may be snapshot-scoped, or a negative outcome says a candidate does
+// not exist (any visible edit moves it: the worktree watch knows it without
+// git), and the digest of every file the decision
+// looked at — served and stale candidates' dependencies and negative outcomes'
+// alike. While all of these read the same, re-planning would decide the same
+// answer from the same bytes, so the remembered one is served after one row
+// read and one stat per file (the FreshnessChecker hashes only what its stat
+// rule finds suspect). A hit's cost therefore follows the size of its own
+// evidence, not of the repository.
+import type { Digest } from '../core/digest.js';
+import type { EngineResult } from '../core/resolution.js';
+import type { WorktreeState } from '../repo/worktree-watch.js';
+import type { Db } from '../store/db.js';
+import { evidenceGeneration } from '../store/evidence/certificates.js';
+import { CHANGED, type FreshnessChecker, type Observed } from './freshness.js';
+
+/** Remembered decisions per engine (each holds one result and its file list). */
+const HIT_MEMO_ENTRIES = 128;
+
+/** What a decision rested on besides the request. */
+export interface HitInputs {
+  readonly generation: number;
+  /** The worktree's snapshot digest when the decision was made (known to the watch). */
+  readonly snapshot: Digest;
+  readonly files: Observed;
+}
+
+interface Entry {
+  readonly inputs: HitInputs;
+  readonly result: EngineResult;
+  /** Queues the bookkeeping rows of one more serving of this result. */
+  readonly book: (nowMs: number, durationMs: number) => void;
+}
+
+export class HitMemo {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly freshness: FreshnessChecker,
+    private readonly worktree: WorktreeState,
+  ) {}
+
+  /** The current evidence generation: read before a decision is planned. */
+  generation(): number {
+    return evidenceGeneration(this.db);
+  }
+
+  /** The worktree's snapshot digest when known without running anything. */
+  snapshot(): Digest | null {
+    return this.worktree.current();
+  }
+
+  remember(key: string, inputs: HitInputs, result: EngineResult, book: Entry['book']): void {
+    // A file that moved while the decision looked at it, or a snapshot taken
+    // with git (unknown to the watch), cannot be re-checked cheaply: not kept.
+    if ([...inputs.files.values()].includes(CHANGED)) return;
+    this.entries.delete(key);
+    if (this.entries.size >= HIT_MEMO_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { inputs, result, book });
+  }
+
+  /** The remembered result when every input still reads the same; the stale entry is dropped otherwise. */
+  reuse(key: string, nowMs: number, durationMs: () => number): EngineResult | null {
+    const entry = this.entries.get(key);
+    if (!entry) return null;
+    if (!this.holds(entry.inputs)) {
+      this.entries.delete(key);
+      return null;
+    }
+    entry.book(nowMs, durationMs());
+    return entry.result;
+  }
+
+  private holds(inputs: HitInputs): boolean {
+    if (this.generation() !== inputs.generation) return false;
+    if (this.worktree.current() !== inputs.snapshot) return false;
+    for (const [path, digest] of inputs.files) if (this.freshness.digestOf(path) !== digest) return false;
+    return true;
+  }
+}

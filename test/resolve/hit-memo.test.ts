@@ -1,0 +1,109 @@
+// Remembered hits (resolve/hit-memo.ts) in a long-lived engine with a real
+// worktree watch: a repeat is the remembered answer only while everything it
+// rested on reads the same — a certificate invalidated through another handle
+// (another process), an edited dependency that keeps its size and mtime, a
+// new certification of the same need, each is seen by the very next request.
+import { openSync, closeSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/core/resolution.js';
+import { WorktreeWatch } from '../../src/repo/worktree-watch.js';
+import { createEngine } from '../../src/resolve/engine.js';
+import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { evidenceGeneration, invalidate, listCertificates } from '../../src/store/evidence/certificates.js';
+import { citing, IL_PARSE_OPTIONS, makeRepo, need, options, scriptedWorker, settled, type Repo } from './fixture.js';
+
+const repos: Repo[] = [];
+const closers: (() => void)[] = [];
+afterAll(() => {
+  closers.forEach((c) => c());
+  repos.forEach((r) => r.cleanup());
+});
+
+/** Waits (event-driven, bounded) until the watch knows the snapshot. */
+async function known(w: WorktreeWatch): Promise<void> {
+  for (let i = 0; i < 6_000 && w.current() === null; i++) await new Promise((r) => setTimeout(r, 5));
+  if (w.current() === null) throw new Error('the watch never reported a snapshot');
+}
+
+async function served(): Promise<{ repo: Repo; db: Db; engine: Engine; worker: ReturnType<typeof scriptedWorker>; watch: WorktreeWatch }> {
+  const repo = makeRepo();
+  repos.push(repo);
+  const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
+  const watch = new WorktreeWatch(repo.root).start();
+  closers.push(() => watch.close(), () => db.close());
+  await known(watch);
+  const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
+  const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: watch }));
+  return { repo, db, engine, worker, watch };
+}
+
+const locate = (repo: Repo) => need(repo, 'locate.implementation', { kind: 'symbol', name: 'parseOptions' });
+
+describe('remembered hits', () => {
+  it('serve the same answer again while nothing it rested on changed', async () => {
+    const { repo, engine, worker } = await served();
+    const first = await engine.resolve(locate(repo), options());
+    expect(first.resolution.kind).toBe('miss');
+    const second = await engine.resolve(locate(repo), options());
+    const third = await engine.resolve(locate(repo), options());
+    expect(second.resolution.kind).toBe('exact_hit');
+    // The remembered result itself: no plan was made again.
+    expect(third).toBe(second);
+    expect(worker.calls).toHaveLength(1);
+  });
+
+  it('are not served once the certificate was invalidated through another handle', async () => {
+    const { repo, db, engine, worker } = await served();
+    await engine.resolve(locate(repo), options());
+    const hit = await engine.resolve(locate(repo), options());
+    expect(hit.resolution.kind).toBe('exact_hit');
+    const other = openDb(join(repo.dataDir, 'needle.sqlite3'));
+    const before = evidenceGeneration(db);
+    try {
+      const cert = listCertificates(other, 10)[0]!;
+      expect(invalidate(other, cert.certificateId, 'wrong', Date.now())).toBe(1);
+    } finally {
+      other.close();
+    }
+    expect(evidenceGeneration(db)).toBeGreaterThan(before);
+    const after = await engine.resolve(locate(repo), options());
+    expect(after).not.toBe(hit);
+    expect(after.resolution.kind).not.toBe('exact_hit');
+    expect(worker.calls).toHaveLength(2);
+  });
+
+  it('see an edited dependency that kept its size and modification time', async () => {
+    const { repo, engine, worker, watch } = await served();
+    await engine.resolve(locate(repo), options());
+    const hit = await engine.resolve(locate(repo), options());
+    expect(hit.resolution.kind).toBe('exact_hit');
+    const path = join(repo.root, 'src/config.ts');
+    const { atime, mtime } = statSync(path);
+    const text = repo.read('src/config.ts');
+    // Same length, different bytes: only a hash can tell.
+    repo.write('src/config.ts', text.replace('parseOptions(argv', 'parseOptionz(argv'));
+    utimesSync(path, atime, mtime);
+    closeSync(openSync(path, 'r'));
+    await known(watch);
+    const after = await engine.resolve(locate(repo), options());
+    expect(after).not.toBe(hit);
+    expect(after.resolution.kind).not.toBe('exact_hit');
+    expect(worker.calls).toHaveLength(2);
+  });
+
+  it('are not taken from an engine without a worktree watch (one-shot CLI): each request plans', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
+    closers.push(() => db.close());
+    const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [scriptedWorker(repo, citing(IL_PARSE_OPTIONS))], profile: BUILTIN_LOCAL_PROFILE }));
+    await engine.resolve(locate(repo), options());
+    const a = await engine.resolve(locate(repo), options());
+    const b = await engine.resolve(locate(repo), options());
+    expect(a.resolution.kind).toBe('exact_hit');
+    expect(b).not.toBe(a);
+    expect(b).toEqual(a);
+  });
+});

@@ -27,3 +27,25 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** Whether `--help`/`-h` appears before a `--` end-of-options marker. */
+export const wantsHelp = (argv: readonly string[]): boolean => {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
+};
+
+/** Runs one command: --help prints its help; its own arguments are parsed by it. */
+export async function runCommand(command: CliCommand, argv: readonly string[], io: CliIO): Promise<number> {
+  if (wantsHelp(argv)) {
+    io.stdout.write(command.help.endsWith('\n') ? command.help : `${command.help}\n`);
+    return 0;
+  }
+  return await command.run(argv, io);
+}
+
+/** A failed command: one line on stderr; exit 2 for a bad invocation, 1 for anything else. */
+export function failed(e: unknown, io: CliIO): number {
+  const message = ((e as Error)?.message ?? String(e)).split('\n', 1)[0];
+  io.stderr.write(`needle: ${message}\n`);
+  return e instanceof UsageError ? 2 : 1;
+}

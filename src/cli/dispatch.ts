@@ -2,7 +2,7 @@
 // --version for every command, and turns failures into exit codes (2 for a
 // bad invocation, 1 for anything else), each reported as one line.
 import { safeEcho } from './args.js';
-import { UsageError, type CliCommand, type CliIO } from './command.js';
+import { failed, runCommand, UsageError, wantsHelp, type CliCommand, type CliIO } from './command.js';
 import * as registry from './commands/index.js';
 import { NEEDLE_VERSION } from '../mcp/version.js';
 
@@ -44,10 +44,6 @@ function group(word: string): CliCommand[] {
   return COMMANDS.filter((c) => c.path[0] === word);
 }
 
-const wantsHelp = (argv: readonly string[]): boolean => {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--help' || a === '-h');
-};
 
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
   try {
@@ -68,14 +64,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       }
       throw new UsageError(`unknown command \`${safeEcho(argv[0]!)}\`; run needle --help`);
     }
-    if (wantsHelp(found.rest)) {
-      io.stdout.write(found.command.help.endsWith('\n') ? found.command.help : `${found.command.help}\n`);
-      return 0;
-    }
-    return await found.command.run(found.rest, io);
+    return await runCommand(found.command, found.rest, io);
   } catch (e) {
-    const message = ((e as Error)?.message ?? String(e)).split('\n', 1)[0];
-    io.stderr.write(`needle: ${message}\n`);
-    return e instanceof UsageError ? 2 : 1;
+    return failed(e, io);
   }
 }

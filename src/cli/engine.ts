@@ -37,8 +37,13 @@ function sandbox(): SandboxInfo {
   return sandboxInfo;
 }
 
+/** What the static worker is given: it runs in process and never reads it. */
+const NOT_PROBED: SandboxInfo = { bwrap: null, active: false, reason: 'not probed: the role profile runs no model worker' };
+
 export function createSessionEngine(p: SessionParts): Engine {
-  const explorers = buildExplorers(p.profile, { dataDir: p.dataDir, db: p.db, sandbox: sandbox(), env: p.env });
+  // Probing bubblewrap spawns a process: done only when a model worker may need it.
+  const modelWorkers = p.profile.explorer.some((e) => e.adapter !== 'static');
+  const explorers = buildExplorers(p.profile, { dataDir: p.dataDir, db: p.db, sandbox: modelWorkers ? sandbox() : NOT_PROBED, env: p.env });
   return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.team ? { team: p.team } : {}), ...(p.worktree ? { worktree: p.worktree } : {}) });
 }
 

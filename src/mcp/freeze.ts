@@ -8,7 +8,7 @@ import { LEDGER, MCP } from '../core/limits.js';
 import type { RoleProfile } from '../core/profile.js';
 import { SEMANTIC_DIGEST } from '../core/definition.js';
 import type { RouteId } from '../core/semantic.js';
-import { findRepositoryRoot, repositoryLineage } from '../repo/snapshot.js';
+import { locateRepository } from '../repo/snapshot.js';
 import type { Db } from '../store/db.js';
 import { getActiveProfile } from '../store/profiles.js';
 import { enabledRoutes } from '../store/settings.js';
@@ -73,8 +73,7 @@ export interface FrozenRepository {
 /** The work tree containing `path` and its lineage; checked before anything is created. */
 export function freezeRepository(path: string): FrozenRepository {
   try {
-    const root = findRepositoryRoot(path);
-    return { root, lineage: repositoryLineage(root) };
+    return locateRepository(path);
   } catch (e) {
     throw new FreezeError(`repository ${path} is not inside a git work tree (${firstLine(e)})`);
   }

@@ -64,6 +64,12 @@ export function repositoryLineage(root: string): Digest {
   return lineageOf(top, head);
 }
 
+/** The work tree containing `dir` and its lineage, with one `rev-parse` for both (server start). */
+export function locateRepository(dir: string): { readonly root: string; readonly lineage: Digest } {
+  const { top, head } = topAndHead(dir);
+  return { root: top, lineage: lineageOf(top, head) };
+}
+
 /**
  * The bytes a status record stands for. Symlinks contribute their target (what
  * git stores for them); a directory (a submodule or nested repository)

@@ -2,13 +2,13 @@
 // migrate the schema), `needle team-cache status` (size, newest certificates
 // per repository lineage) and the probe `needle doctor` reports (reachability,
 // schema version, round-trip latency). One short-lived connection each.
-import pg from 'pg';
+import type pg from 'pg';
 import { scrub, type TeamCacheConfig } from './config.js';
-import { poolOptions } from './client.js';
+import { loadPg, poolOptions } from './client.js';
 import { migrateTeamSchema, TEAM_SCHEMA_VERSION, teamSchemaVersion } from './schema.js';
 
 async function withClient<T>(config: TeamCacheConfig, env: NodeJS.ProcessEnv, f: (c: pg.Client) => Promise<T>, connectMs = 5_000): Promise<T> {
-  const client = new pg.Client(poolOptions(config, env, connectMs));
+  const client = new (loadPg().Client)(poolOptions(config, env, connectMs));
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -10,8 +10,9 @@
 // back-off before it is tried again. Publishing runs after the answer, off its
 // path, one PostgreSQL transaction per certificate with idempotent upserts.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hostname, userInfo } from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import { blake3, type Digest } from '../core/digest.js';
 import type { CompiledNeed } from '../core/need.js';
 import { stableStringify } from '../core/schema.js';
@@ -63,6 +64,15 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Timeout(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * node-postgres, loaded on first use: most sessions have no team cache, and
+ * loading it (with the fetch machinery it probes for) would be paid by every
+ * server start.
+ */
+export function loadPg(): typeof pg {
+  return createRequire(import.meta.url)('pg') as typeof pg;
 }
 
 /**
@@ -124,7 +134,7 @@ export class TeamCache {
 
   private getPool(): pg.Pool {
     if (!this.pool) {
-      this.pool = new pg.Pool(poolOptions(this.o.config, this.o.env, Math.max(1_000, this.o.config.waitMs)));
+      this.pool = new (loadPg().Pool)(poolOptions(this.o.config, this.o.env, Math.max(1_000, this.o.config.waitMs)));
       // An idle connection dropped by a restarting server must not crash the process.
       this.pool.on('error', () => undefined);
     }

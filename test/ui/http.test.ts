@@ -174,7 +174,7 @@ describe('needle ui over HTTP', () => {
       for (let i = 0; i < 10_000; i++)
         recordResolution(
           f.env.db,
-          { needId: `b3:${i.toString(16).padStart(64, '0')}` as never, requestDigest: `b3:${'1'.repeat(64)}` as never, route: i % 2 ? 'locate.implementation' : 'trace.state-flow', subjectKind: 'symbol', subjectName: `s${i}`, kind: i % 3 ? 'miss' : 'exact_hit', satisfied: [], missing: [], cacheHit: i % 3 === 0, workersRun: 0, sufficiencyId: null, contextBytes: 0, durationMs: 1, avoidedRuns: [] },
+          { needId: `b3:${i.toString(16).padStart(64, '0')}` as never, repositoryRoot: null, requestDigest: `b3:${'1'.repeat(64)}` as never, route: i % 2 ? 'locate.implementation' : 'trace.state-flow', subjectKind: 'symbol', subjectName: `s${i}`, kind: i % 3 ? 'miss' : 'exact_hit', satisfied: [], missing: [], cacheHit: i % 3 === 0, workersRun: 0, sufficiencyId: null, contextBytes: 0, durationMs: 1, avoidedRuns: [] },
           Date.now(),
         );
     });

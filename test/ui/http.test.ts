@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentChangeDigest, loadChange } from '../../src/changes/store.js';
 import { getCertificate } from '../../src/store/evidence/certificates.js';
 import { recordResolution } from '../../src/store/evidence/accounting.js';
+import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
+import { activateProfile, createProfileRevision, getActiveProfile } from '../../src/store/profiles.js';
 import { startUi, type UiServer } from '../../src/ui/server.js';
 import { FIXED_ADD } from '../changes/fixture.js';
 import { fill, raw, type Filled } from './fixture.js';
@@ -167,6 +169,45 @@ describe('needle ui over HTTP', () => {
     const again = await post(`/api/changes/${f.verifiedChange}/apply`, { if_match: digest });
     expect(again.status).toBe(409);
     expect(JSON.parse(again.body).rule).toBe('already_applied');
+  });
+
+  it('activates a profile revision only through the guarded path, refusing no token, another origin and an unknown revision', async () => {
+    const first = createProfileRevision(f.env.db, 'reviewer', { ...BUILTIN_LOCAL_PROFILE, require_sandbox: true });
+    activateProfile(f.env.db, 'reviewer', first);
+    const second = createProfileRevision(f.env.db, 'reviewer', { ...BUILTIN_LOCAL_PROFILE, test_execution: 'trusted' });
+    const active = () => getActiveProfile(f.env.db, 'reviewer')!.digest;
+    const activate = `/api/profiles/reviewer/activate`;
+    const refusals: [string, string, unknown, Record<string, string>, number, RegExp][] = [
+      ['no token header', activate, { revision: second }, { 'x-needle-token': '' }, 403, /x-needle-token/],
+      ['cross-origin', activate, { revision: second }, { origin: 'http://127.0.0.1:1' }, 403, /cross-origin/],
+      ['form body', activate, { revision: second }, { 'content-type': 'application/x-www-form-urlencoded' }, 415, /JSON body/],
+      ['unknown revision', activate, { revision: 'b3:' + '0'.repeat(64) }, {}, 404, /role profile reviewer has no revision b3:0{64}/],
+      ['revision of another profile', activate, { revision: getActiveProfile(f.env.db, 'local')!.digest }, {}, 404, /role profile reviewer has no revision/],
+      ['unknown profile', '/api/profiles/nobody/activate', { revision: second }, {}, 404, /role profile nobody has no revision/],
+      ['no revision', activate, {}, {}, 400, /activate needs revision/],
+      ['malformed revision', activate, { revision: 'latest' }, {}, 400, /activate needs revision/],
+      ['malformed profile id', '/api/profiles/..%2Fx/activate', { revision: second }, {}, 404, /no such role profile/],
+    ];
+    for (const [name, path, body, headers, status, error] of refusals) {
+      const r = await post(path, body, headers);
+      expect(r.status, name).toBe(status);
+      expect(JSON.parse(r.body).error, name).toMatch(error);
+      expect(active(), name).toBe(first);
+    }
+    // The page offers Activate for the inactive revision, and asks before doing it.
+    expect((await get('/profiles')).body).toContain(`href="/profiles?activate=reviewer&amp;revision=${second}"`);
+    const confirm = (await get(`/profiles?activate=reviewer&revision=${second}`)).body;
+    expect(confirm).toContain('data-action="/api/profiles/reviewer/activate"');
+    expect(confirm).toContain(`needle profile activate reviewer --revision ${second}`);
+    expect(active()).toBe(first);
+
+    const ok = await post(activate, { revision: second });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body)).toMatchObject({ next: '/profiles', result: { profile: 'reviewer', digest: second } });
+    expect(active()).toBe(second);
+    const profiles = JSON.parse((await get('/api/profiles')).body) as { profiles: { id: string; activeDigest: string }[] };
+    expect(profiles.profiles.find((p) => p.id === 'reviewer')!.activeDigest).toBe(second);
+    expect((await get('/profiles')).body).toContain(`href="/profiles?activate=reviewer&amp;revision=${first}"`);
   });
 
   it('pages 10 000 needs by index: filters and keyset pagination stay bounded', async () => {

@@ -100,6 +100,27 @@ describe('needle ui over HTTP', () => {
     expect((await get('/nope')).status).toBe(404);
   });
 
+  it('shows the certified tests a verification ran: command, verdict, exit code and a bounded excerpt of the output', async () => {
+    type Test = { test_identifier: string; passed: boolean; executed: boolean; argv: string[]; run: { exitCode: number; durationMs: number; excerpt: string } | null };
+    const verified = JSON.parse((await get(`/api/changes/${f.verifiedChange}`)).body) as { verification: { tests: Test[] } };
+    expect(verified.verification.tests).toHaveLength(1);
+    expect(verified.verification.tests[0]).toMatchObject({ test_identifier: 'adds', passed: true, argv: ['node', '--test', '--test-name-pattern', 'adds', 'test/add.test.mjs'], run: { exitCode: 0 } });
+    expect(verified.verification.tests[0]!.run!.excerpt).toMatch(/pass 1/);
+    const broken = JSON.parse((await get(`/api/changes/${f.failingTestsChange}`)).body) as { state: string; applicable: boolean; verification: { verdict: string; tests: Test[] } };
+    expect(broken.applicable).toBe(false);
+    expect(broken.verification.verdict).not.toBe('verified');
+    const byName = new Map(broken.verification.tests.map((t) => [t.test_identifier, t]));
+    expect(byName.get('adds')).toMatchObject({ passed: true, run: { exitCode: 0 } });
+    expect(byName.get('subtracts')).toMatchObject({ passed: false, executed: true, run: { exitCode: 1 } });
+    expect(byName.get('subtracts')!.run!.excerpt).toMatch(/fail 1/);
+    expect(byName.get('subtracts')!.run!.excerpt).toMatch(/8 !== 2/);
+    for (const t of byName.values()) expect(Buffer.byteLength(t.run!.excerpt)).toBeLessThanOrEqual(4_096 + 64);
+    const page = (await get(`/changes/${f.failingTestsChange}`)).body;
+    expect(page).toContain('<details class="test-output" open><summary>Output of <span class="mono">subtracts</span> (failed)</summary>');
+    expect(page).toContain('<details class="test-output"><summary>Output of <span class="mono">adds</span> (passed)</summary>');
+    expect(page).toContain('<code>node --test --test-name-pattern subtracts test/sub.test.mjs</code>');
+  });
+
   it('refuses reads without the token, with a wrong token or under another Host name', async () => {
     expect((await raw(ui.port, 'GET', '/api/overview', { host: host() })).status).toBe(401);
     expect((await raw(ui.port, 'GET', '/?token=wrong', { host: host() })).status).toBe(401);

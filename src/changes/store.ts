@@ -180,13 +180,15 @@ export interface AttemptRecord {
   readonly usage: unknown;
   readonly outputDigest: Digest | null;
   readonly cleanup: { removed: boolean; error: string | null };
+  /** A test run's evidence id and bounded output (shown on the change page); absent for workers. */
+  readonly test?: { readonly evidenceId: Digest | null; readonly outputExcerpt: string };
 }
 
 export function recordAttempt(db: Db, a: AttemptRecord): void {
   db.prepare(
     `INSERT INTO change_attempts (change_id, revision, role, adapter, outcome, exit_code, duration_ms, usage_json,
-       cost_microusd, output_digest, cleanup_removed, cleanup_error, created_unix_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
+       cost_microusd, output_digest, cleanup_removed, cleanup_error, created_unix_ms, evidence_id, output_excerpt)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)`,
   ).run(
     a.changeId,
     a.revision,
@@ -200,7 +202,26 @@ export function recordAttempt(db: Db, a: AttemptRecord): void {
     a.cleanup.removed ? 1 : 0,
     a.cleanup.error,
     Date.now(),
+    a.test?.evidenceId ?? null,
+    a.test?.outputExcerpt ?? null,
   );
+}
+
+export interface TestRunOutput {
+  readonly exitCode: number | null;
+  readonly durationMs: number;
+  readonly excerpt: string;
+}
+
+/** The recorded runs of certified tests for one revision, by the test evidence id each produced (latest run wins). */
+export function testRunOutputs(db: Db, changeId: string, revision: number): Map<string, TestRunOutput> {
+  const rows = db
+    .prepare(
+      `SELECT evidence_id, exit_code, duration_ms, output_excerpt FROM change_attempts
+       WHERE change_id = ? AND revision = ? AND role = 'test' AND evidence_id IS NOT NULL ORDER BY id`,
+    )
+    .all(changeId, revision) as { evidence_id: string; exit_code: number | null; duration_ms: number; output_excerpt: string | null }[];
+  return new Map(rows.map((r) => [r.evidence_id, { exitCode: r.exit_code, durationMs: r.duration_ms, excerpt: r.output_excerpt ?? '' }]));
 }
 
 function toChange(r: RequestRecord): ChangeRow {

@@ -116,6 +116,30 @@ export interface ExecutedTest {
   readonly exitCode: number | null;
   readonly durationMs: number;
   readonly outputDigest: Digest | null;
+  /** What a person reads on the change page: the output's head and tail (outputExcerpt). */
+  readonly outputExcerpt: string;
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
+/**
+ * A runner's output bounded for display: colour codes and control characters
+ * dropped, and past the bound its first and last halves (a failure's
+ * assertion is usually near the end, what ran near the start) around a note
+ * of how much was left out. The digest covers the whole output.
+ */
+export function outputExcerpt(output: string, maxBytes: number = CHANGE_RUN.testExcerptMaxBytes): string {
+  const text = output.replace(ANSI, '').replace(CONTROL, '').replace(/\n{3,}/g, '\n\n').trim();
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  const half = Math.floor(maxBytes / 2);
+  // A cut inside a multi-byte character decodes to U+FFFD; drop those halves.
+  const head = bytes.subarray(0, half).toString('utf8').replace(/\uFFFD+$/, '');
+  const tail = bytes.subarray(bytes.length - half).toString('utf8').replace(/^\uFFFD+/, '');
+  return `${head}\n… ${bytes.length - 2 * half} bytes left out …\n${tail}`;
 }
 
 export function notExecuted(t: PlannedTest, reason: string | null): TestPlanResult {
@@ -160,5 +184,7 @@ export async function executeTestPlan(t: PlannedTest, o: TestRunOptions): Promis
     exitCode: r.exitCode,
     durationMs: r.durationMs,
     outputDigest,
+    // The test ran with a cleared environment (workerEnv), so no profile secret can be in it.
+    outputExcerpt: outputExcerpt(output),
   };
 }

@@ -69,6 +69,7 @@ async function runTests(v: Verifying, checkout: Checkout, patch: StoredPatch, se
       usage: null,
       outputDigest: run.outputDigest,
       cleanup: { removed: true, error: null },
+      test: { evidenceId: run.result.evidence_id as Digest | null, outputExcerpt: run.outputExcerpt },
     });
     results.push(run.result);
   }

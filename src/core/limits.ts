@@ -140,6 +140,8 @@ export const CHANGE_RUN = {
   maxContextItemBytes: 8_192,
   messageMaxBytes: 400,
   maxDiffBytes: 3 * 512 * 1024,
+  /** Output kept per certified test run for the change page: its first and last halves of this many bytes. */
+  testExcerptMaxBytes: 4_096,
   diffContextLines: 3,
 } as const;
 

@@ -212,6 +212,7 @@ export function createEngine(deps: EngineDeps): Engine {
         db,
         {
           needId: need.id,
+          repositoryRoot: deps.repoRoot,
           requestDigest: need.requestDigest,
           route: need.route,
           subjectKind: need.subject.kind,

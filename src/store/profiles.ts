@@ -62,6 +62,19 @@ export function activateProfile(db: Db, id: string, digest: Digest): void {
   ).run(id, digest, Date.now());
 }
 
+/**
+ * `needle profile activate` and the control plane's Activate: makes `revision`
+ * (default: the most recently created revision) the active revision of
+ * profile `id` and returns its digest. An unknown profile or revision is a
+ * StoreError and changes nothing.
+ */
+export function activateRevision(db: Db, id: string, revision?: Digest): Digest {
+  const target = revision !== undefined ? getProfileRevision(db, id, revision) : latestProfileRevision(db, id);
+  if (!target) throw new StoreError(revision !== undefined ? `role profile ${id} has no revision ${revision}` : `role profile ${id} does not exist`);
+  activateProfile(db, id, target.digest);
+  return target.digest;
+}
+
 export function getProfileRevision(db: Db, id: string, digest: Digest): ProfileRevision | null {
   const row = db
     .prepare('SELECT profile_id, digest, document, created_unix_ms FROM role_profile_revisions WHERE profile_id = ? AND digest = ?')

@@ -1,7 +1,8 @@
 // `needle ui`: a loopback HTTP server over one data directory. Every request
 // passes the gate (security.ts) first; pages are server-rendered HTML with the
 // same data as JSON under /api; the only writes are invalidating a
-// certificate and applying a verified change, both confirmed; /events pushes
+// certificate, applying a verified change and activating a profile revision,
+// each confirmed; /events pushes
 // an activity mark (server-sent events) so open pages can offer a refresh.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ import { cachePage, certificatePage, invalidateAction } from './pages/cache.js';
 import { applyAction, changePage, changesPage } from './pages/changes.js';
 import { needPage, needsPage } from './pages/needs.js';
 import { overviewPage } from './pages/overview.js';
-import { profilesPage, runsPage } from './pages/profiles.js';
+import { activateAction, profilesPage, runsPage } from './pages/profiles.js';
 import { freshToken, Gate, SECURITY_HEADERS } from './security.js';
 
 export interface UiOptions {
@@ -55,6 +56,7 @@ const ROUTES: readonly (readonly [RegExp, Page<any>])[] = [
 const ACTIONS: readonly (readonly [RegExp, (ctx: UiContext, id: string, body: Record<string, unknown>) => { message: string; next: string }])[] = [
   [/^\/api\/cache\/([^/]+)\/invalidate$/, invalidateAction],
   [/^\/api\/changes\/([^/]+)\/apply$/, applyAction],
+  [/^\/api\/profiles\/([^/]+)\/activate$/, activateAction],
 ];
 
 function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {

@@ -34,6 +34,7 @@ class CommittingEngine implements Engine {
         this.db,
         {
           needId: need.id,
+          repositoryRoot: null,
           requestDigest: need.requestDigest,
           route: need.route,
           subjectKind: need.subject.kind,

@@ -2,8 +2,9 @@
 // `chromium` package driven by playwright-core. Every page at 1280×800 and
 // 390×844 (no horizontal overflow, axe-core finds no violation, a screenshot
 // of each is written to test-results/ui/), keyboard navigation, live updates,
-// apply and invalidate from the page, and a page on another loopback origin
-// that can neither read nor change anything.
+// a verification's test results, apply, invalidate and profile activation
+// from the page, and a page on another loopback origin that can neither read
+// nor change anything.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadChange } from '../../src/changes/store.js';
+import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
+import { activateProfile, createProfileRevision, getActiveProfile } from '../../src/store/profiles.js';
 import { getCertificate } from '../../src/store/evidence/certificates.js';
 import { startUi, type UiServer } from '../../src/ui/server.js';
 import { FIXED_ADD } from '../changes/fixture.js';
@@ -116,6 +119,7 @@ describe.runIf(run)('needle ui in headless Chromium', () => {
       ['changes', '/changes'],
       ['change', `/changes/${f.verifiedChange}`],
       ['change-unverified', `/changes/${f.unverifiedChange}`],
+      ['change-failing-tests', `/changes/${f.failingTestsChange}`],
       ['profiles', '/profiles'],
       ['runs', '/runs'],
     ];
@@ -219,6 +223,57 @@ describe.runIf(run)('needle ui in headless Chromium', () => {
     await page.waitForURL(`${ui.origin}/cache/${f.certificate}`);
     await page.locator('.badge', { hasText: 'invalidated' }).first().waitFor();
     expect(getCertificate(f.env.db, f.certificate)!.invalidatedUnixMs).not.toBeNull();
+    await page.close();
+  });
+
+  it("shows a verification's test results: which tests ran, passed or failed, and their output", async () => {
+    const page = await open(`/changes/${f.failingTestsChange}`);
+    const tests = page.getByRole('table', { name: 'Certified test plans run on the patched checkout' });
+    const row = (name: string) => tests.getByRole('row').filter({ hasText: name });
+    expect(await row('subtracts').locator('.badge').textContent()).toBe('failed');
+    expect(await row('subtracts').textContent()).toContain('node --test --test-name-pattern subtracts test/sub.test.mjs');
+    expect(await row('subtracts').textContent()).toContain('exited with code 1');
+    expect(await row('adds').locator('.badge').textContent()).toBe('passed');
+    // A failure's output is open at once; a pass's is one click away.
+    const failed = page.getByLabel('Output of subtracts');
+    expect(await failed.isVisible()).toBe(true);
+    expect(await failed.textContent()).toMatch(/8 !== 2/);
+    const passed = page.getByLabel('Output of adds');
+    expect(await passed.isVisible()).toBe(false);
+    await page.locator('summary', { hasText: 'Output of adds' }).click();
+    expect(await passed.isVisible()).toBe(true);
+    expect(await passed.textContent()).toMatch(/pass 1/);
+    expect(await page.locator('#refusal').textContent()).toMatch(/only a change whose latest revision passed verification/);
+    await page.screenshot({ path: join(SHOTS, 'change-failing-tests-open-desktop.png'), fullPage: true });
+    await page.close();
+
+    const ok = await open(`/changes/${f.verifiedChange}`);
+    const okRows = ok.getByRole('table', { name: 'Certified test plans run on the patched checkout' }).getByRole('row');
+    expect(await okRows.count()).toBe(2);
+    expect(await okRows.nth(1).locator('.badge').textContent()).toBe('passed');
+    await ok.close();
+  });
+
+  it('activates a profile revision from the Profiles page after confirmation', async () => {
+    const first = createProfileRevision(f.env.db, 'reviewer', { ...BUILTIN_LOCAL_PROFILE, require_sandbox: true });
+    activateProfile(f.env.db, 'reviewer', first);
+    const second = createProfileRevision(f.env.db, 'reviewer', { ...BUILTIN_LOCAL_PROFILE, test_execution: 'trusted' });
+    const page = await open('/profiles');
+    const activeBadge = (digest: string) => page.locator('summary', { hasText: digest }).locator('.badge', { hasText: 'active' });
+    expect(await activeBadge(first).count()).toBe(1);
+    expect(await activeBadge(second).count()).toBe(0);
+    await page.getByRole('link', { name: `Activate… revision ${second.slice(0, 19)}… of reviewer` }).click();
+    const confirm = page.getByRole('group', { name: 'Activate this revision of reviewer?' });
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toContain(`needle profile activate reviewer --revision ${second}`);
+    expect(getActiveProfile(f.env.db, 'reviewer')!.digest).toBe(first);
+    await page.screenshot({ path: join(SHOTS, 'profile-activate-desktop.png'), fullPage: true });
+    await confirm.getByRole('button', { name: 'Activate now' }).click();
+    await page.waitForURL(`${ui.origin}/profiles`);
+    await activeBadge(second).waitFor();
+    expect(await activeBadge(first).count()).toBe(0);
+    expect(getActiveProfile(f.env.db, 'reviewer')!.digest).toBe(second);
+    expect(await page.getByRole('link', { name: `Activate… revision ${first.slice(0, 19)}… of reviewer` }).count()).toBe(1);
     await page.close();
   });
 

@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentChangeDigest, loadChange } from '../../src/changes/store.js';
 import { getCertificate } from '../../src/store/evidence/certificates.js';
 import { recordResolution } from '../../src/store/evidence/accounting.js';
+import { FACET_SQL, resolutionPageQuery } from '../../src/store/evidence/reports.js';
+import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
+import { activateProfile, createProfileRevision, getActiveProfile } from '../../src/store/profiles.js';
 import { startUi, type UiServer } from '../../src/ui/server.js';
 import { FIXED_ADD } from '../changes/fixture.js';
 import { fill, raw, type Filled } from './fixture.js';
@@ -98,6 +101,27 @@ describe('needle ui over HTTP', () => {
     expect((await get('/nope')).status).toBe(404);
   });
 
+  it('shows the certified tests a verification ran: command, verdict, exit code and a bounded excerpt of the output', async () => {
+    type Test = { test_identifier: string; passed: boolean; executed: boolean; argv: string[]; run: { exitCode: number; durationMs: number; excerpt: string } | null };
+    const verified = JSON.parse((await get(`/api/changes/${f.verifiedChange}`)).body) as { verification: { tests: Test[] } };
+    expect(verified.verification.tests).toHaveLength(1);
+    expect(verified.verification.tests[0]).toMatchObject({ test_identifier: 'adds', passed: true, argv: ['node', '--test', '--test-name-pattern', 'adds', 'test/add.test.mjs'], run: { exitCode: 0 } });
+    expect(verified.verification.tests[0]!.run!.excerpt).toMatch(/pass 1/);
+    const broken = JSON.parse((await get(`/api/changes/${f.failingTestsChange}`)).body) as { state: string; applicable: boolean; verification: { verdict: string; tests: Test[] } };
+    expect(broken.applicable).toBe(false);
+    expect(broken.verification.verdict).not.toBe('verified');
+    const byName = new Map(broken.verification.tests.map((t) => [t.test_identifier, t]));
+    expect(byName.get('adds')).toMatchObject({ passed: true, run: { exitCode: 0 } });
+    expect(byName.get('subtracts')).toMatchObject({ passed: false, executed: true, run: { exitCode: 1 } });
+    expect(byName.get('subtracts')!.run!.excerpt).toMatch(/fail 1/);
+    expect(byName.get('subtracts')!.run!.excerpt).toMatch(/8 !== 2/);
+    for (const t of byName.values()) expect(Buffer.byteLength(t.run!.excerpt)).toBeLessThanOrEqual(4_096 + 64);
+    const page = (await get(`/changes/${f.failingTestsChange}`)).body;
+    expect(page).toContain('<details class="test-output" open><summary>Output of <span class="mono">subtracts</span> (failed)</summary>');
+    expect(page).toContain('<details class="test-output"><summary>Output of <span class="mono">adds</span> (passed)</summary>');
+    expect(page).toContain('<code>node --test --test-name-pattern subtracts test/sub.test.mjs</code>');
+  });
+
   it('refuses reads without the token, with a wrong token or under another Host name', async () => {
     expect((await raw(ui.port, 'GET', '/api/overview', { host: host() })).status).toBe(401);
     expect((await raw(ui.port, 'GET', '/?token=wrong', { host: host() })).status).toBe(401);
@@ -169,27 +193,95 @@ describe('needle ui over HTTP', () => {
     expect(JSON.parse(again.body).rule).toBe('already_applied');
   });
 
-  it('pages 10 000 needs by index: filters and keyset pagination stay bounded', async () => {
+  it('activates a profile revision only through the guarded path, refusing no token, another origin and an unknown revision', async () => {
+    const first = createProfileRevision(f.env.db, 'reviewer', { ...BUILTIN_LOCAL_PROFILE, require_sandbox: true });
+    activateProfile(f.env.db, 'reviewer', first);
+    const second = createProfileRevision(f.env.db, 'reviewer', { ...BUILTIN_LOCAL_PROFILE, test_execution: 'trusted' });
+    const active = () => getActiveProfile(f.env.db, 'reviewer')!.digest;
+    const activate = `/api/profiles/reviewer/activate`;
+    const refusals: [string, string, unknown, Record<string, string>, number, RegExp][] = [
+      ['no token header', activate, { revision: second }, { 'x-needle-token': '' }, 403, /x-needle-token/],
+      ['cross-origin', activate, { revision: second }, { origin: 'http://127.0.0.1:1' }, 403, /cross-origin/],
+      ['form body', activate, { revision: second }, { 'content-type': 'application/x-www-form-urlencoded' }, 415, /JSON body/],
+      ['unknown revision', activate, { revision: 'b3:' + '0'.repeat(64) }, {}, 404, /role profile reviewer has no revision b3:0{64}/],
+      ['revision of another profile', activate, { revision: getActiveProfile(f.env.db, 'local')!.digest }, {}, 404, /role profile reviewer has no revision/],
+      ['unknown profile', '/api/profiles/nobody/activate', { revision: second }, {}, 404, /role profile nobody has no revision/],
+      ['no revision', activate, {}, {}, 400, /activate needs revision/],
+      ['malformed revision', activate, { revision: 'latest' }, {}, 400, /activate needs revision/],
+      ['malformed profile id', '/api/profiles/..%2Fx/activate', { revision: second }, {}, 404, /no such role profile/],
+    ];
+    for (const [name, path, body, headers, status, error] of refusals) {
+      const r = await post(path, body, headers);
+      expect(r.status, name).toBe(status);
+      expect(JSON.parse(r.body).error, name).toMatch(error);
+      expect(active(), name).toBe(first);
+    }
+    // The page offers Activate for the inactive revision, and asks before doing it.
+    expect((await get('/profiles')).body).toContain(`href="/profiles?activate=reviewer&amp;revision=${second}"`);
+    const confirm = (await get(`/profiles?activate=reviewer&revision=${second}`)).body;
+    expect(confirm).toContain('data-action="/api/profiles/reviewer/activate"');
+    expect(confirm).toContain(`needle profile activate reviewer --revision ${second}`);
+    expect(active()).toBe(first);
+
+    const ok = await post(activate, { revision: second });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body)).toMatchObject({ next: '/profiles', result: { profile: 'reviewer', digest: second } });
+    expect(active()).toBe(second);
+    const profiles = JSON.parse((await get('/api/profiles')).body) as { profiles: { id: string; activeDigest: string }[] };
+    expect(profiles.profiles.find((p) => p.id === 'reviewer')!.activeDigest).toBe(second);
+    expect((await get('/profiles')).body).toContain(`href="/profiles?activate=reviewer&amp;revision=${first}"`);
+  });
+
+  it('pages 10 000 needs by index: the first and a later page show the right rows, every page query is an index search', async () => {
+    const repoOf = (i: number) => (i % 4 < 2 ? '/repos/a' : '/repos/b');
     const insert = f.env.db.transaction(() => {
       for (let i = 0; i < 10_000; i++)
         recordResolution(
           f.env.db,
-          { needId: `b3:${i.toString(16).padStart(64, '0')}` as never, requestDigest: `b3:${'1'.repeat(64)}` as never, route: i % 2 ? 'locate.implementation' : 'trace.state-flow', subjectKind: 'symbol', subjectName: `s${i}`, kind: i % 3 ? 'miss' : 'exact_hit', satisfied: [], missing: [], cacheHit: i % 3 === 0, workersRun: 0, sufficiencyId: null, contextBytes: 0, durationMs: 1, avoidedRuns: [] },
+          { needId: `b3:${i.toString(16).padStart(64, '0')}` as never, repositoryRoot: repoOf(i), requestDigest: `b3:${'1'.repeat(64)}` as never, route: i % 2 ? 'locate.implementation' : 'trace.state-flow', subjectKind: 'symbol', subjectName: `s${i}`, kind: i % 3 ? 'miss' : 'exact_hit', satisfied: [], missing: [], cacheHit: i % 3 === 0, workersRun: 0, sufficiencyId: null, contextBytes: 0, durationMs: 1, avoidedRuns: [] },
           Date.now(),
         );
     });
     insert();
+    const subjects = (body: string) => [...body.matchAll(/<span class="mono">symbol:s(\d+)<\/span>/g)].map((m) => Number(m[1]));
+    const older = (body: string) => /<a href="([^"]+)" rel="next">Older<\/a>/.exec(body)![1]!.replaceAll('&amp;', '&');
+    const range = (from: number, step: number) => Array.from({ length: 50 }, (_, k) => from - k * step);
     const t0 = performance.now();
-    const first = JSON.parse((await get('/api/needs?route=trace.state-flow&kind=exact_hit')).body) as { rows: { id: number; route: string; kind: string }[]; next: number };
-    expect(first.rows).toHaveLength(50);
-    expect(first.rows.every((r) => r.route === 'trace.state-flow' && r.kind === 'exact_hit')).toBe(true);
-    const second = JSON.parse((await get(`/api/needs?route=trace.state-flow&kind=exact_hit&before=${first.next}`)).body) as { rows: { id: number }[] };
-    expect(second.rows[0]!.id).toBeLessThan(first.rows[49]!.id);
-    expect((await get('/needs')).status).toBe(200);
+
+    // The Needs page as a person pages it: newest 50, then Older, then Older again.
+    const first = (await get('/needs')).body;
+    expect(subjects(first)).toEqual(range(9999, 1));
+    expect(first).not.toContain('>Newest</a>');
+    const second = (await get(older(first))).body;
+    expect(subjects(second)).toEqual(range(9949, 1));
+    expect(second).toContain('<a href="/needs">Newest</a>');
+    expect(subjects((await get(older(second))).body)).toEqual(range(9899, 1));
+
+    // Filtered: even i (trace.state-flow) that are multiples of 3 (exact_hit), i.e. every 6th; the filter survives paging.
+    const hits = (await get('/needs?route=trace.state-flow&kind=exact_hit')).body;
+    expect(subjects(hits)).toEqual(range(9996, 6));
+    expect(older(hits)).toMatch(/^\/needs\?route=trace\.state-flow&kind=exact_hit&before=\d+$/);
+    expect(subjects((await get(older(hits))).body)).toEqual(range(9996 - 300, 6));
+    const inB = JSON.parse((await get(`/api/needs?repository=${encodeURIComponent('/repos/b')}&route=locate.implementation`)).body) as { rows: { repository: string; subject: string }[] };
+    expect(inB.rows).toHaveLength(50);
+    expect(inB.rows.map((r) => r.subject)).toEqual(range(9999, 4).map((i) => `symbol:s${i}`));
+    expect(inB.rows.every((r) => r.repository === '/repos/b')).toBe(true);
     expect((await get('/')).status).toBe(200);
     expect(performance.now() - t0).toBeLessThan(5_000);
-    const plan = (f.env.db.prepare('EXPLAIN QUERY PLAN SELECT * FROM evidence_resolutions WHERE route = ? AND id < ? ORDER BY id DESC LIMIT 51').all('x', 5) as { detail: string }[]).map((p) => p.detail).join(' ');
-    expect(plan).toMatch(/USING (INDEX|COVERING INDEX) evidence_resolutions_by_route|USING INTEGER PRIMARY KEY/);
-    expect(plan).not.toMatch(/USE TEMP B-TREE/);
+
+    // Every filter combination, first page and later: a SEARCH through an index or the primary key, never a scan or a sort.
+    const explain = (sql: string, args: unknown[]) => (f.env.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((p) => p.detail).join(' | ');
+    const filters = [{}, { route: 'x' }, { kind: 'miss' }, { repository: '/repos/a' }, { route: 'x', kind: 'miss' }, { route: 'x', repository: '/repos/a' }, { route: 'x', kind: 'miss', repository: '/repos/a' }];
+    for (const filter of filters)
+      for (const before of [undefined, 5_000]) {
+        const q = resolutionPageQuery({ ...filter, ...(before !== undefined ? { before } : {}), limit: 50 });
+        const plan = explain(q.sql, q.args);
+        expect(plan, JSON.stringify({ filter, before })).toMatch(/^SEARCH evidence_resolutions USING (INDEX evidence_resolutions_by_\w+ \(\w+=\? AND id<\?\)|INTEGER PRIMARY KEY \(rowid<\?\))$/);
+      }
+    for (const [facet, sql] of Object.entries(FACET_SQL)) {
+      const plan = explain(sql, []);
+      expect(plan, facet).toMatch(/USING COVERING INDEX evidence_resolutions_by_/);
+      expect(plan, facet).not.toMatch(/TEMP B-TREE/);
+    }
   });
 });

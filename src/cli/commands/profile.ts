@@ -7,10 +7,9 @@ import { dbFileOf } from '../../store/datadir.js';
 import { openDb, StoreError, type Db } from '../../store/db.js';
 import {
   activateProfile,
+  activateRevision,
   createProfileRevision,
   getActiveProfile,
-  getProfileRevision,
-  latestProfileRevision,
   listProfiles,
 } from '../../store/profiles.js';
 import { checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
@@ -133,10 +132,12 @@ startup; new connections use the new one.
     const revision = stringOption(values, 'revision');
     if (revision !== undefined && !isDigest(revision)) throw new UsageError('--revision must be a b3: digest (see needle profile list)');
     const digest = withStore(stringOption(values, 'data-dir'), io, (db) => {
-      const target = revision !== undefined ? getProfileRevision(db, id, revision) : latestProfileRevision(db, id);
-      if (!target) throw new UsageError(revision ? `role profile ${id} has no revision ${revision}` : `role profile ${id} does not exist`);
-      activateProfile(db, id, target.digest);
-      return target.digest;
+      try {
+        return activateRevision(db, id, revision);
+      } catch (e) {
+        if (e instanceof StoreError) throw new UsageError(e.message);
+        throw e;
+      }
     });
     io.stdout.write(`${id} ${digest} (active)\n`);
     return 0;

@@ -68,6 +68,8 @@ export function rejectionsForNeed(db: Db, needId: string): RejectionRow[] {
 
 export interface NewResolution {
   readonly needId: Digest;
+  /** The repository the need was asked in, whatever the transport (CLI, MCP, hook); null when unknown. */
+  readonly repositoryRoot: string | null;
   readonly requestDigest: Digest;
   readonly route: string;
   readonly subjectKind: string;
@@ -91,8 +93,8 @@ export function recordResolution(db: Db, r: NewResolution, nowMs: number): numbe
     const row = statement(
       db,
       `INSERT INTO evidence_resolutions (need_id, request_digest, route, subject_kind, subject_name, resolution_kind,
-           satisfied, missing, cache_hit, workers_run, sufficiency_id, context_bytes, context_text, duration_ms, created_unix_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           satisfied, missing, cache_hit, workers_run, sufficiency_id, context_bytes, context_text, duration_ms, created_unix_ms, repository_root)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
         r.needId,
         r.requestDigest,
@@ -109,6 +111,7 @@ export function recordResolution(db: Db, r: NewResolution, nowMs: number): numbe
         r.contextText ?? null,
         r.durationMs,
         nowMs,
+        r.repositoryRoot,
       );
     const id = Number(row.lastInsertRowid);
     const avoided = statement(db, 'INSERT OR IGNORE INTO evidence_avoided_runs (resolution_id, worker_run_id) VALUES (?, ?)');

@@ -1,5 +1,5 @@
 // Read-only queries behind the control plane (`needle ui`): resolutions paged
-// by id with filters (indexed, migration 007), what one need caused, daily
+// by id with filters (indexed, migrations 007 and 009), what one need caused, daily
 // series for the plots and a cheap activity fingerprint for live updates.
 import type { Db } from '../db.js';
 import { workerRunFrom, type WorkerRunRecord, type WorkerRunRow } from './accounting.js';
@@ -16,6 +16,8 @@ export interface NeedFilter {
 export interface ResolutionDetail {
   readonly id: number;
   readonly needId: string;
+  /** The repository the need was asked in; null for rows no transport attributed. */
+  readonly repository: string | null;
   readonly requestDigest: string;
   readonly route: string;
   readonly subject: string;
@@ -35,6 +37,7 @@ export interface ResolutionDetail {
 interface RawResolution {
   id: number;
   need_id: string;
+  repository_root: string | null;
   request_digest: string;
   route: string;
   subject_kind: string;
@@ -54,6 +57,7 @@ interface RawResolution {
 const toDetail = (r: RawResolution): ResolutionDetail => ({
   id: r.id,
   needId: r.need_id,
+  repository: r.repository_root,
   requestDigest: r.request_digest,
   route: r.route,
   subject: `${r.subject_kind}:${r.subject_name}`,
@@ -69,8 +73,12 @@ const toDetail = (r: RawResolution): ResolutionDetail => ({
   createdUnixMs: r.created_unix_ms,
 });
 
-/** One page of resolutions, newest first, and the id to continue before (null on the last page). */
-export function pageResolutions(db: Db, f: NeedFilter): { rows: ResolutionDetail[]; next: number | null } {
+/**
+ * The query behind one page (exported so a test can EXPLAIN exactly it): each
+ * filter is an equality on a column indexed together with id (migrations 007,
+ * 009), so a page is an index range walked newest first, never a scan.
+ */
+export function resolutionPageQuery(f: NeedFilter): { sql: string; args: (string | number)[] } {
   const where: string[] = [];
   const args: (string | number)[] = [];
   const add = (clause: string, value: string | number) => {
@@ -79,13 +87,19 @@ export function pageResolutions(db: Db, f: NeedFilter): { rows: ResolutionDetail
   };
   if (f.route) add('route = ?', f.route);
   if (f.kind) add('resolution_kind = ?', f.kind);
-  if (f.repository) {
-    add('need_id IN (SELECT s.need_id FROM need_steps s JOIN mcp_sessions m ON m.id = s.session_id WHERE m.repository_root = ?)', f.repository);
-  }
-  if (f.before !== undefined) add('id < ?', f.before);
+  if (f.repository) add('repository_root = ?', f.repository);
+  // Always a bound on id, even on the first page: every page is then a range
+  // search walked newest first (never a table scan in any plan), stopped by LIMIT.
+  add('id < ?', f.before ?? Number.MAX_SAFE_INTEGER);
   const sql = `SELECT id, need_id, request_digest, route, subject_kind, subject_name, resolution_kind, satisfied, missing, cache_hit, workers_run,
-      sufficiency_id, context_bytes, NULL AS context_text, duration_ms, created_unix_ms FROM evidence_resolutions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-  const raw = db.prepare(sql).all(...args, f.limit + 1) as RawResolution[];
+      sufficiency_id, context_bytes, NULL AS context_text, duration_ms, created_unix_ms, repository_root FROM evidence_resolutions WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`;
+  return { sql, args: [...args, f.limit + 1] };
+}
+
+/** One page of resolutions, newest first, and the id to continue before (null on the last page). */
+export function pageResolutions(db: Db, f: NeedFilter): { rows: ResolutionDetail[]; next: number | null } {
+  const q = resolutionPageQuery(f);
+  const raw = db.prepare(q.sql).all(...q.args) as RawResolution[];
   const rows = raw.slice(0, f.limit).map(toDetail);
   return { rows, next: raw.length > f.limit ? rows[rows.length - 1]!.id : null };
 }
@@ -101,14 +115,17 @@ export interface Facets {
   readonly repositories: string[];
 }
 
+/** The queries behind the filters' choices (exported so a test can EXPLAIN them: each reads a covering index, never the table). */
+export const FACET_SQL: { readonly [K in keyof Facets]: string } = {
+  routes: 'SELECT DISTINCT route AS v FROM evidence_resolutions ORDER BY v',
+  kinds: 'SELECT DISTINCT resolution_kind AS v FROM evidence_resolutions ORDER BY v',
+  repositories: 'SELECT DISTINCT repository_root AS v FROM evidence_resolutions WHERE repository_root IS NOT NULL ORDER BY v',
+};
+
 /** The values the filters offer (each a small distinct set, read through an index). */
 export function resolutionFacets(db: Db): Facets {
   const col = (sql: string) => (db.prepare(sql).all() as { v: string }[]).map((r) => r.v);
-  return {
-    routes: col('SELECT DISTINCT route AS v FROM evidence_resolutions ORDER BY v'),
-    kinds: col('SELECT DISTINCT resolution_kind AS v FROM evidence_resolutions ORDER BY v'),
-    repositories: col('SELECT DISTINCT repository_root AS v FROM mcp_sessions ORDER BY v'),
-  };
+  return { routes: col(FACET_SQL.routes), kinds: col(FACET_SQL.kinds), repositories: col(FACET_SQL.repositories) };
 }
 
 /** A worker run as the reports list it: the accounting row without its rejections. */

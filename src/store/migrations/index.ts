@@ -7,6 +7,7 @@ import { negativeOutcomes } from './005_negative_outcomes.js';
 import { teamCache } from './006_team_cache.js';
 import { reportIndexes } from './007_report_indexes.js';
 import { evidenceGeneration } from './008_evidence_generation.js';
+import { controlPlane } from './009_control_plane.js';
 
 export interface Migration {
   readonly id: number;
@@ -14,4 +15,14 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes, teamCache, reportIndexes, evidenceGeneration];
+export const MIGRATIONS: readonly Migration[] = [
+  foundation,
+  evidence,
+  workers,
+  changes,
+  negativeOutcomes,
+  teamCache,
+  reportIndexes,
+  evidenceGeneration,
+  controlPlane,
+];

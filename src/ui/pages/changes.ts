@@ -6,10 +6,10 @@ import { applyChange } from '../../changes/apply.js';
 import { fileDiff } from '../../changes/diff-text.js';
 import { parseChangeId } from '../../changes/identity.js';
 import { ChangeError, type CoverageItem, type TestPlanResult } from '../../changes/model.js';
-import { currentChangeDigest, latestVerification, listChanges, listEvents, loadChange, loadPatch } from '../../changes/store.js';
+import { currentChangeDigest, latestVerification, listChanges, listEvents, loadChange, loadPatch, testRunOutputs, type TestRunOutput } from '../../changes/store.js';
 import { ActionError, type Page, type UiContext } from '../context.js';
 import { diffHtml } from '../diff.js';
-import { badge, html, table, time, type Html } from '../html.js';
+import { badge, html, num, table, time, type Html } from '../html.js';
 
 const LIST_LIMIT = 200;
 
@@ -47,7 +47,7 @@ export interface ChangeData {
   readonly criteria: string[];
   readonly failure: { rule: string; message: string | null } | null;
   readonly patch: { patchId: string; summary: string; coverage: CoverageItem[]; residualRisks: string[]; discrepancies: string[]; files: { path: string; operation: string; diff: string }[] } | null;
-  readonly verification: { verdict: string; coverage: CoverageItem[]; findings: string[]; tests: TestPlanResult[] } | null;
+  readonly verification: { verdict: string; coverage: CoverageItem[]; findings: string[]; tests: (TestPlanResult & { run: TestRunOutput | null })[] } | null;
   readonly events: { type: string; createdUnixMs: number }[];
   readonly applicable: boolean;
   readonly refusal: string | null;
@@ -99,7 +99,7 @@ export const changePage: Page<ChangeData> = {
         discrepancies: patch.discrepancies,
         files: patch.files.map((f) => ({ path: f.path, operation: f.operation, diff: fileDiff(f) })),
       },
-      verification: v && { verdict: v.verdict, coverage: v.body.acceptance_coverage, findings: v.body.findings, tests: v.body.test_plan_results },
+      verification: v && { verdict: v.verdict, coverage: v.body.acceptance_coverage, findings: v.body.findings, tests: withRuns(ctx, c.changeId, c.latestRevision, v.body.test_plan_results) },
       events: listEvents(ctx.db, c.changeId).map((e) => ({ type: e.type, createdUnixMs: e.createdMs })),
       applicable: why === null,
       refusal: why,
@@ -131,18 +131,41 @@ ${
   d.verification
     ? html`<h2>Verification: ${badge(d.verification.verdict, d.verification.verdict === 'verified' ? 'ok' : 'bad')}</h2>${coverageTable('Acceptance coverage found by the verifier', d.verification.coverage)}
 <h3>Findings</h3>${d.verification.findings.length ? html`<ul>${d.verification.findings.map((f) => html`<li>${f}</li>`)}</ul>` : html`<p class="empty">no findings</p>`}
-<h3>Tests</h3>${table(
-        'Certified test plans run under the sandbox',
-        ['result', 'command', 'test', 'reason'],
-        d.verification.tests.map((t) => [badge(t.passed ? 'passed' : t.executed ? 'failed' : 'not run', t.passed ? 'ok' : 'bad'), html`<code>${t.argv.join(' ')}</code>`, t.test_identifier, t.failure_reason ?? '']),
-        'no certified test plans ran',
-      )}`
+<h3>Tests</h3>${testsBlock(d.verification.tests)}`
     : html`<p class="empty">not verified yet</p>`
 }
 ${failureBlock(d)}
 <h2>History</h2>${table('Change events', ['when', 'event'], d.events.map((e) => [time(e.createdUnixMs), e.type]), 'no events')}`;
   },
 };
+
+function withRuns(ctx: UiContext, changeId: string, revision: number, tests: readonly TestPlanResult[]): (TestPlanResult & { run: TestRunOutput | null })[] {
+  const runs = testRunOutputs(ctx.db, changeId, revision);
+  return tests.map((t) => ({ ...t, run: (t.evidence_id && runs.get(t.evidence_id)) || null }));
+}
+
+const testResult = (t: TestPlanResult) => (t.passed ? 'passed' : t.executed ? 'failed' : 'not run');
+
+/** Which certified tests ran on the patched checkout, their verdicts, and each run's output (failures open). */
+function testsBlock(tests: readonly (TestPlanResult & { run: TestRunOutput | null })[]): Html {
+  return html`${table(
+    'Certified test plans run on the patched checkout',
+    ['result', 'test', 'command', 'exit', 'duration', 'reason'],
+    tests.map((t) => [
+      badge(testResult(t), t.passed ? 'ok' : 'bad'),
+      html`<span class="mono">${t.test_identifier}</span>`,
+      html`<code>${t.argv.join(' ')}</code>${t.cwd_relative === '.' ? '' : html` in <span class="mono">${t.cwd_relative}</span>`}`,
+      t.run ? (t.run.exitCode === null ? 'none' : String(t.run.exitCode)) : '—',
+      t.run ? `${num(t.run.durationMs)} ms` : '—',
+      t.failure_reason ?? '',
+    ]),
+    'no certified test plans ran',
+  )}${tests.map((t) =>
+    t.run
+      ? html`<details class="test-output"${t.passed ? '' : html` open`}><summary>Output of <span class="mono">${t.test_identifier}</span> (${testResult(t)})</summary><pre aria-label="Output of ${t.test_identifier}">${t.run.excerpt || '(no output)'}</pre></details>`
+      : '',
+  )}`;
+}
 
 const failureBlock = (d: ChangeData): Html | string => (d.failure ? html`<h2>Failure</h2><p>${d.failure.rule}: ${d.failure.message ?? ''}</p>` : '');
 

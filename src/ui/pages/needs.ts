@@ -135,6 +135,7 @@ export const needPage: Page<NeedData> = {
     return html`<dl class="kv">
 <dt>resolution</dt><dd>${badge(r.kind, kindTone(r.kind))} ${r.cacheHit ? badge('zero-worker hit', 'ok') : ''}</dd>
 <dt>route</dt><dd>${r.route}</dd><dt>subject</dt><dd class="mono">${r.subject}</dd>
+<dt>repository</dt><dd class="mono">${r.repository ?? 'not recorded (resolved before this version)'}</dd>
 <dt>need</dt><dd class="mono">${r.needId}</dd>
 <dt>satisfied</dt><dd>${r.satisfied.join(', ') || 'none'}</dd>
 <dt>missing</dt><dd>${r.missing.join(', ') || 'none'}</dd>

@@ -6,7 +6,7 @@
 // answered → first need answered, the cost of a session's first need); the
 // repeats follow once the server's worktree watch reported the snapshot it
 // knows (stderr), so they measure the steady state of a session. The same
-// request lines sent through a bare echo process in the same run are the floor.
+// request line sent through a bare echo process right after each hit is the floor.
 import { LEDGER, MCP } from '../../src/core/limits.js';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
 import type { RouteId } from '../../src/core/semantic.js';
@@ -115,19 +115,22 @@ async function openConnection(o: StdioBenchOptions): Promise<{ channel: LineChan
   return { channel, initMs };
 }
 
-async function echoFloor(o: StdioBenchOptions): Promise<Summary> {
-  const channel = new LineChannel([o.echoPath]);
-  try {
-    const samples: number[] = [];
-    for (let i = 1; i <= o.samples; i++) samples.push((await channel.request(needCall(o, i))).ms);
-    return summarize(samples);
-  } finally {
-    await channel.close();
-  }
-}
 
 export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasurement> {
   prepareBenchDataDir(o.dataDir);
+  // The floor is sampled right after each hit, with the same request line, so
+  // that both see the same machine: on a loaded machine a floor measured
+  // minutes apart would not be comparable.
+  const echo = new LineChannel([o.echoPath]);
+  const echoSamples: number[] = [];
+  try {
+    return await measureWith(o, echo, echoSamples);
+  } finally {
+    await echo.close();
+  }
+}
+
+async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples: number[]): Promise<StdioMeasurement> {
   const samples: number[] = [];
   const freshProcess: number[] = [];
   const startToFirst: number[] = [];
@@ -157,7 +160,10 @@ export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasureme
           freshProcess.push(ms);
           startToFirst.push(fromSpawn);
           await channel.waitForStderr(WATCH_KNOWN);
-        } else samples.push(ms);
+        } else {
+          samples.push(ms);
+          echoSamples.push((await echo.request(needCall(o, id))).ms);
+        }
       }
     } finally {
       await channel.close();
@@ -173,5 +179,5 @@ export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasureme
           connections,
         }
       : { notHit };
-  return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, echo: await echoFloor(o) };
+  return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, echo: summarize(echoSamples.length > 0 ? echoSamples : [Number.NaN]) };
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import type { ObservedFile } from '../core/worker.js';
 import { gitBytes } from '../repo/git.js';
+import { covers, derive, suffixPathspecs, type Superset } from './grep-derive.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
 
 export interface GrepMatch {
@@ -36,6 +37,8 @@ export interface ParsedFile {
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_GREP_OUTPUT = 32 * 1024 * 1024;
 const DEFAULT_MAX_MATCHES = 2_000;
+/** Lines a superset search may return before it is dropped (each search then runs on its own). */
+const SUPERSET_MAX_MATCHES = 20_000;
 
 /** Paths that hold tests by the conventions of the supported ecosystems. */
 export function isTestPath(path: string): boolean {
@@ -55,6 +58,7 @@ export class AnalysisContext {
   private readonly texts = new Map<string, string | null>();
   private readonly trees = new Map<string, ParsedFile | null>();
   private readonly grepCache = new Map<string, GrepMatch[]>();
+  private readonly supersets: Superset[] = [];
   private readonly seen = new Map<string, Digest>();
   private truncatedSearches = 0;
 
@@ -75,19 +79,45 @@ export class AnalysisContext {
     return this.files;
   }
 
+  /**
+   * Runs one fixed-string search for `literals` (no -w, no pathspec) whose
+   * lines later fixed-string searches containing one of them are derived from
+   * (evidence/grep-derive.ts). Kept only when it was not cut short.
+   */
+  prefetch(literals: readonly string[]): void {
+    const patterns = [...new Set(literals.filter((l) => l.length > 0))];
+    if (patterns.length === 0 || this.supersets.some((s) => covers(s.patterns, patterns))) return;
+    let run: { matches: GrepMatch[]; truncated: boolean };
+    try {
+      run = this.runGrep(patterns, {}, SUPERSET_MAX_MATCHES);
+    } catch {
+      return; // too much output for a superset: each search runs on its own
+    }
+    if (!run.truncated) this.supersets.push({ patterns, matches: run.matches });
+  }
+
   /** Candidate lines; cost grows with the matches, not with the repository. */
   grep(patterns: readonly string[], opts: GrepOptions = {}): readonly GrepMatch[] {
     if (patterns.length === 0) return [];
     const key = JSON.stringify([patterns, opts]);
     const cached = this.grepCache.get(key);
     if (cached) return cached;
+    const max = opts.maxMatches ?? DEFAULT_MAX_MATCHES;
+    const suffixes = opts.regex || opts.ignoreCase ? null : suffixPathspecs(opts.pathspecs);
+    const superset = suffixes === null ? undefined : this.supersets.find((s) => covers(s.patterns, patterns));
+    const run = superset && suffixes !== null ? derive(superset, patterns, opts.word === true, suffixes, max) : this.runGrep(patterns, opts, max);
+    if (run.truncated) this.truncatedSearches++;
+    this.grepCache.set(key, run.matches);
+    return run.matches;
+  }
+
+  private runGrep(patterns: readonly string[], opts: GrepOptions, max: number): { matches: GrepMatch[]; truncated: boolean } {
     const args = ['grep', '--untracked', '-n', '-I', '--no-color', '--full-name', '-z'];
     args.push(opts.regex ? '-E' : '-F');
     if (opts.word) args.push('-w');
     if (opts.ignoreCase) args.push('-i');
     for (const p of patterns) args.push('-e', p);
     args.push('--', ...(opts.pathspecs ?? []));
-    const max = opts.maxMatches ?? DEFAULT_MAX_MATCHES;
     const out: GrepMatch[] = [];
     for (const row of this.git(args, [0, 1]).split('\n')) {
       if (!row) continue;
@@ -96,13 +126,9 @@ export class AnalysisContext {
       const b = row.indexOf('\0', a + 1);
       if (a < 0 || b < 0) continue;
       out.push({ path: row.slice(0, a), line: Number(row.slice(a + 1, b)), text: row.slice(b + 1) });
-      if (out.length >= max) {
-        this.truncatedSearches++;
-        break;
-      }
+      if (out.length >= max) return { matches: out, truncated: true };
     }
-    this.grepCache.set(key, out);
-    return out;
+    return { matches: out, truncated: false };
   }
 
   /** UTF-8 text of a file, recorded in the observation trace; null when absent, binary or too large. */

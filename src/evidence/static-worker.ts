@@ -6,6 +6,7 @@ import type { Obligation } from '../core/need.js';
 import type { Worker, WorkerInput, WorkerOutput } from '../core/worker.js';
 import { AnalysisContext } from './context.js';
 import { findFocusedTests } from './tests/find.js';
+import { subjectSpellings } from './flow/spellings.js';
 import { traceFlow } from './flow/trace.js';
 import { locateImplementation, type LocateResult } from './locate.js';
 import { withBehaviourSite } from './behaviour.js';
@@ -44,6 +45,9 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
   await loadLanguages();
   const ctx = new AnalysisContext(input.root);
   const subject = { kind: input.need.subject.kind, name: input.need.subject.name };
+  // One walk of the repository for the subject's spellings; the locate, trace
+  // and test searches for them are answered from its lines.
+  ctx.prefetch(subjectSpellings(subject)?.grepPatterns ?? []);
   const proposals: Proposal[] = [];
   const reasons: string[] = [];
   const output = (outcome: WorkerOutput['outcome']): WorkerOutput => ({

@@ -204,3 +204,46 @@ export function runClient(cmd: string, args: string[], opts: { cwd: string; env:
 
 /** Everything the model was sent in one request, as one string. */
 export const sent = (r: Recorded): string => JSON.stringify(r.body);
+
+/**
+ * What a user's review in Codex's /hooks records, done through Codex's own
+ * app-server: hooks/list gives each hook's key and current hash, and
+ * config/batchWrite stores `[hooks.state."<key>"] trusted_hash` in
+ * $CODEX_HOME/config.toml. Needle never computes the hash; neither does this.
+ */
+export async function trustCodexHooks(codex: string, cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const child = spawn(codex, ['app-server'], { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
+  const pending = new Map<number, (msg: any) => void>();
+  let buf = '';
+  child.stdout.on('data', (c: Buffer) => {
+    buf += c.toString('utf8');
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const msg = JSON.parse(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      if (typeof msg.id === 'number') pending.get(msg.id)?.(msg);
+    }
+  });
+  let id = 0;
+  const call = (method: string, params: unknown): Promise<any> =>
+    new Promise((ok, fail) => {
+      const n = ++id;
+      const timer = setTimeout(() => fail(new Error(`${method}: no answer in 30 s`)), 30_000);
+      pending.set(n, (msg) => {
+        clearTimeout(timer);
+        if (msg.error) fail(new Error(`${method}: ${JSON.stringify(msg.error)}`));
+        else ok(msg.result);
+      });
+      child.stdin.write(`${JSON.stringify({ id: n, method, params })}\n`);
+    });
+  try {
+    await call('initialize', { clientInfo: { name: 'needle-test', title: null, version: '0' }, capabilities: null });
+    child.stdin.write(`${JSON.stringify({ method: 'initialized' })}\n`);
+    const listed = await call('hooks/list', { cwds: [cwd] });
+    const hooks = (listed.data as { hooks: { key: string; currentHash: string; trustStatus: string }[] }[]).flatMap((e) => e.hooks).filter((h) => h.trustStatus === 'untrusted' || h.trustStatus === 'modified');
+    if (hooks.length > 0)
+      await call('config/batchWrite', { edits: [{ keyPath: 'hooks.state', value: Object.fromEntries(hooks.map((h) => [h.key, { trusted_hash: h.currentHash }])), mergeStrategy: 'upsert' }] });
+    return hooks.length;
+  } finally {
+    child.kill('SIGKILL');
+  }
+}

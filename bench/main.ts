@@ -4,7 +4,7 @@
 // its section unless --no-write).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { arch, cpus, platform } from 'node:os';
+import { arch, cpus, loadavg, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -81,12 +81,13 @@ const machine = (): string => `Node ${process.version}, ${platform()}-${arch()},
 /** What the model receives per answer through the real Claude Code (offline, mock model). */
 async function clientSuite(writeReadme: boolean): Promise<number> {
   if (!existsSync(join(root, 'dist/src/cli/main.js'))) throw new Error('dist/src/cli/main.js is missing; run npm run build');
+  const loadAtStart = loadavg()[0]!;
   const measured = await measureClaudeCode();
   if ('skip' in measured) {
     process.stderr.write(`bench client: ${measured.skip}\n`);
     return 1;
   }
-  const report = `${clientTable(measured.sizes)}\n\nCommand: \`npm run bench -- client\` (Claude Code ${CLAUDE_CODE_VERSION}, ${machine()}, ${new Date().toISOString().slice(0, 10)})\n`;
+  const report = `${clientTable(measured.sizes)}\n\nCommand: \`npm run bench -- client\` (Claude Code ${CLAUDE_CODE_VERSION}, ${machine()}, 1-minute load average ${loadAtStart.toFixed(1)} at start, ${new Date().toISOString().slice(0, 10)}). Sizes do not depend on load.\n`;
   process.stdout.write(report);
   if (process.env.NEEDLE_SHOW_TOOL_RESULT) process.stdout.write(`\n${measured.sample}\n`);
   if (writeReadme) {

@@ -80,7 +80,7 @@ function blocks(input: FrontierInput): Block[] {
     if (e.kind !== 'flow') continue;
     const title = `flow (${clipLine(e.scenario, 40)}):`;
     // Roles aligned to the longest one in this flow, not to the longest there is.
-    const width = Math.max(0, ...e.steps.map((s) => s.role.length)) + 1;
+    const width = Math.max(0, ...e.steps.map((s) => s.role.length));
     const steps = e.steps.map((s, i) => {
       const first = excerptLines(input, s.location, 1)[0]?.trim() ?? clipLine(s.description, 100);
       return `  ${i + 1} ${s.role.padEnd(width)} ${defang(s.location.path)}:${span(s.location)} ${first}`;

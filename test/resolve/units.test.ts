@@ -97,8 +97,8 @@ describe('FrontierView', () => {
     const lines = view.text.split('\n');
     expect(lines).toContain('primary: src/cli.ts:5');
     expect(lines).toContain('  const line5 = 5;');
-    expect(lines).toContain('  1 producer  src/cli.ts:3 const line3 = 3;');
-    expect(lines).toContain('  2 carrier   src/cli.ts:4 const line4 = 4;');
+    expect(lines).toContain('  1 producer src/cli.ts:3 const line3 = 3;');
+    expect(lines).toContain('  2 carrier  src/cli.ts:4 const line4 = 4;');
   });
 
   it('stays within the token budget and counts what it omitted', () => {

@@ -43,6 +43,12 @@ export const HOOKS = {
   stopMarginMs: 5_000,
 } as const;
 
+/** `needle status` asking `codex app-server` whether Codex trusts Needle's hooks. */
+export const CODEX_TRUST = {
+  /** Per request (initialize, hooks/list); past it the trust is reported unknown. */
+  timeoutMs: 15_000,
+} as const;
+
 export const LEDGER = {
   defaultMaxNeeds: 3,
   defaultMaxWorkers: 3,

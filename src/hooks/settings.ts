@@ -17,6 +17,7 @@ type Json = Record<string, unknown>;
 
 /** A hook command Needle wrote: `… hook <event> --client <client> …`. */
 const OURS = /(^|\s)hook (session-start|user-prompt-submit|stop) --client (claude-code|codex)(\s|$)/;
+export const isNeedleHookCommand = (command: string): boolean => OURS.test(command);
 const BACKUP = '.needle-backup';
 
 export interface HookEntry {
@@ -54,14 +55,18 @@ function writeAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-/** Writes `next` unless it equals what is there; keeps the original bytes once. */
-function commit(path: string, before: { existed: boolean; bytes: string | null; doc: Json }, next: Json, adding: boolean): boolean {
+/**
+ * Writes `next` unless it equals what is there; keeps the original bytes once.
+ * `refresh`: the file already holds Needle's entries, so its bytes are not the
+ * user's original (a backup of them would bring Needle's entries back on disable).
+ */
+function commit(path: string, before: { existed: boolean; bytes: string | null; doc: Json }, next: Json, adding: boolean, refresh = false): boolean {
   if (stableStringify(next) === stableStringify(before.doc)) return false;
   const backup = `${path}${BACKUP}`;
   if (adding) {
     mkdirSync(dirname(path), { recursive: true });
     // A file enable creates needs no backup: disable removes it when nothing else is left in it.
-    if (before.existed && !existsSync(backup)) writeFileSync(backup, before.bytes!);
+    if (before.existed && !refresh && !existsSync(backup)) writeFileSync(backup, before.bytes!);
     writeAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
     return true;
   }
@@ -124,7 +129,7 @@ export function enableHooks(path: string, entries: readonly HookEntry[]): Change
     groups.push({ hooks: [{ type: 'command', command: e.command, timeout: e.timeoutSec, ...(e.statusMessage ? { statusMessage: e.statusMessage } : {}) }] });
     hooks[name] = groups;
   }
-  const changed = commit(path, before, { ...next, hooks }, true);
+  const changed = commit(path, before, { ...next, hooks }, true, had);
   return !changed ? 'unchanged' : had ? 'updated' : 'added';
 }
 
@@ -154,7 +159,7 @@ export function enableMcpJson(path: string, entry: McpEntry): Change {
     throw new SettingsError(`${path} already has an MCP server named needle that Needle did not write; remove it first`);
   const had = servers.needle !== undefined;
   const next = { ...before.doc, mcpServers: { ...servers, needle: { type: 'stdio', command: entry.command, args: [...entry.args], env: {} } } };
-  const changed = commit(path, before, next, true);
+  const changed = commit(path, before, next, true, had);
   return !changed ? 'unchanged' : had ? 'updated' : 'added';
 }
 

@@ -57,7 +57,8 @@ function excerptLines(input: FrontierInput, l: Location, max: number): string[] 
   const lines = input.excerpt(l.path, l.start_line, Math.min(l.end_line, l.start_line + max - 1));
   if (!lines) return [];
   const dedent = Math.min(...lines.filter((s) => s.trim()).map((s) => s.length - s.trimStart().length), 80);
-  return lines.map((s) => `    ${clipLine(s.slice(Number.isFinite(dedent) ? dedent : 0))}`);
+  // Two spaces (SPEC §11): the model pays for every character, JSON-escaped, in each answer.
+  return lines.map((s) => `  ${clipLine(s.slice(Number.isFinite(dedent) ? dedent : 0))}`);
 }
 
 /** A block of lines that is shown whole or not at all, with a shorter fallback. */
@@ -78,11 +79,13 @@ function blocks(input: FrontierInput): Block[] {
   for (const e of input.entries) {
     if (e.kind !== 'flow') continue;
     const title = `flow (${clipLine(e.scenario, 40)}):`;
+    // Roles aligned to the longest one in this flow, not to the longest there is.
+    const width = Math.max(0, ...e.steps.map((s) => s.role.length));
     const steps = e.steps.map((s, i) => {
       const first = excerptLines(input, s.location, 1)[0]?.trim() ?? clipLine(s.description, 100);
-      return `  ${i + 1} ${s.role.padEnd(14)} ${defang(s.location.path)}:${span(s.location)} ${first}`;
+      return `  ${i + 1} ${s.role.padEnd(width)} ${defang(s.location.path)}:${span(s.location)} ${first}`;
     });
-    out.push({ full: [title, ...steps], short: [title, ...e.steps.map((s, i) => `  ${i + 1} ${s.role.padEnd(14)} ${defang(s.location.path)}:${span(s.location)}`)] });
+    out.push({ full: [title, ...steps], short: [title, ...e.steps.map((s, i) => `  ${i + 1} ${s.role.padEnd(width)} ${defang(s.location.path)}:${span(s.location)}`)] });
   }
   for (const e of input.entries) {
     if (e.kind !== 'test') continue;

@@ -5,22 +5,11 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicMock, claudeBinary, makeRepo, NEEDLE_MAIN, runClient, sent, type Mock, type Recorded } from './clients.js';
+import { anthropicMock, claudeBinary, makeRepo, NEEDLE_MAIN, runClient, sent, toolResults, type Mock } from './clients.js';
 
 const CLAUDE = claudeBinary();
 const TOOL = 'mcp__needle__need_context';
 const ARGS = { route: 'locate.implementation', subject: { kind: 'cli_option', name: '--dry-run' }, task: 'Where is --dry-run implemented?' };
-
-/** The tool_result blocks of a request, as the model receives them (text). */
-function toolResults(r: Recorded): string[] {
-  const out: string[] = [];
-  for (const m of (r.body.messages ?? []) as { content?: unknown }[])
-    if (Array.isArray(m.content))
-      for (const c of m.content as { type?: string; content?: unknown }[])
-        if (c.type === 'tool_result')
-          out.push(typeof c.content === 'string' ? c.content : (c.content as { text?: string }[]).map((p) => p.text ?? '').join(''));
-  return out;
-}
 
 describe.skipIf('skip' in CLAUDE)('Claude Code calling need_context over MCP (real binary, mock Messages API, offline)', () => {
   let repo: ReturnType<typeof makeRepo>;

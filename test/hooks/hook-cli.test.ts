@@ -1,9 +1,10 @@
 // `needle hook` as the clients run it: one process per event, the session's
 // ledger in the store, bad input never failing the client's turn.
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, NEEDLE_MAIN } from './clients.js';
+import { makeRepo, needle, NEEDLE_MAIN } from './clients.js';
 
 let repo: ReturnType<typeof makeRepo>;
 beforeAll(() => {
@@ -39,5 +40,24 @@ describe('needle hook', () => {
     expect(answers[2]).toContain('resolution=exact_hit');
     expect(answers[3]).toMatch(/need limit of this session is reached/);
     expect(hook('stop', stop('another', 'symbol:main')).out.reason).toContain('resolution=exact_hit');
+  });
+});
+
+describe('needle enable run again with other options, then disable', () => {
+  it('gives back the original bytes of a file that existed, and removes a file enable created', () => {
+    const home = join(repo.tmp, 'enable-twice');
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    const original = '{ "permissions": { "allow": ["Read"] } }\n';
+    writeFileSync(join(home, '.claude', 'settings.json'), original);
+    const env = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') };
+    for (const client of ['claude-code', 'codex']) {
+      const scope = ['--client', client, '--scope', 'user'];
+      expect(needle(['enable', ...scope, '--data-dir', join(home, 'a')], repo.root, env)).toMatch(/hooks +added/);
+      expect(needle(['enable', ...scope, '--data-dir', join(home, 'b')], repo.root, env)).toMatch(/hooks +updated/);
+      expect(needle(['disable', ...scope], repo.root, env)).toMatch(/hooks +removed/);
+    }
+    expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).toBe(original);
+    expect(existsSync(join(home, '.codex', 'hooks.json'))).toBe(false);
+    expect(existsSync(join(home, '.codex', 'hooks.json.needle-backup'))).toBe(false);
   });
 });

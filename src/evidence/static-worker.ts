@@ -1,6 +1,7 @@
 // The embedded static worker (SPEC §7): deterministic, offline, no model.
 // For each missing obligation it proposes evidence from the worktree at
 // input.root; validators decide what, if anything, it proves.
+import { abortError, checkpoint } from '../core/abort.js';
 import { implementationLocationSchema, type Location, type Proposal } from '../core/contracts.js';
 import type { Obligation } from '../core/need.js';
 import type { Worker, WorkerInput, WorkerOutput } from '../core/worker.js';
@@ -10,18 +11,6 @@ import { traceFlow } from './flow/trace.js';
 import { locateImplementation, type LocateResult } from './locate.js';
 import { withBehaviourSite } from './behaviour.js';
 import { loadLanguages } from './parse/treesitter.js';
-
-function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error && reason.name === 'AbortError') return reason;
-  return new DOMException('static worker aborted', 'AbortError');
-}
-
-/** Lets an abort queued on the event loop land, then throws if it did. */
-async function checkpoint(signal: AbortSignal): Promise<void> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  if (signal.aborted) throw abortError(signal);
-}
 
 /** The primary location already certified for this need, when the resolver handed it over. */
 function coveredPrimary(input: WorkerInput): Location | null {
@@ -63,6 +52,7 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     let located: LocateResult | null = null;
     if (needsImpl || followsValue(subject.kind) || !coveredPrimary(input)) {
       await checkpoint(input.signal);
+      input.onStage?.('locate');
       input.onProgress?.(`static: locating ${subject.kind} ${subject.name}`);
       located = locateImplementation(ctx, subject);
       if (located.kind === 'found') declaration = located.payload.locations.find((l) => l.role === 'primary') ?? null;
@@ -73,6 +63,7 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     let flow: ReturnType<typeof traceFlow> | null = null;
     if (traced) {
       await checkpoint(input.signal);
+      input.onStage?.('flow');
       input.onProgress?.('static: tracing runtime flow');
       flow = traceFlow(ctx, subject, declaration);
     }
@@ -89,13 +80,15 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     const carriers = flow?.kind === 'found' ? flow.carriers : [];
     if (needsTests && Date.now() < input.deadline) {
       await checkpoint(input.signal);
+      input.onStage?.('tests');
       input.onProgress?.('static: finding focused tests');
       const tests = findFocusedTests(ctx, subject, declaration, behaviour, carriers);
       if (tests.kind === 'found') proposals.push({ predicate: 'focused_tests', payload: tests.payload });
       else reasons.push(`focused_tests: ${tests.reason}`);
     }
     if (Date.now() >= input.deadline && proposals.length < input.missing.length) reasons.push('deadline reached before every obligation was attempted');
-    if (input.signal.aborted) throw abortError(input.signal);
+    // The last stage may have run while a cancel arrived: it wins over the answer.
+    await checkpoint(input.signal);
     return output(proposals.length > 0 ? { kind: 'proposed' } : { kind: 'unresolved', reason: reasons.join('; ') || 'nothing was missing' });
   } finally {
     ctx.dispose();

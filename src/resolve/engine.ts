@@ -277,6 +277,7 @@ export function createEngine(deps: EngineDeps): Engine {
     // nothing usable, the follower takes its own turn (bounded by the ladder).
     for (let attempt = 0; attempt < 3; attempt++) {
       const flight = await singleFlight(deps.db, flightKey, now, opts.signal, async () => {
+        opts.onStage?.('lead');
         const current = planFromCache(contextFor(noIssued), need);
         const missing = current.obligations.filter((_, i) => ((current.coveredMask >> i) & 1) === 0);
         const ladder = await runLadder({

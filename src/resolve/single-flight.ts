@@ -3,7 +3,6 @@
 // sharing the database; inside one process followers also await the leader's
 // promise directly instead of polling.
 import { randomBytes } from 'node:crypto';
-import { existsSync, writeSync } from 'node:fs';
 import { EVIDENCE_STORE } from '../core/limits.js';
 import type { Db } from '../store/db.js';
 import { currentLease, leaseVacant, releaseLease, tryAcquireLease } from '../store/evidence/flights.js';
@@ -32,24 +31,6 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Test hook for the cross-process single-flight test: when set, the process
- * that just took a lease says so on stderr (stdout is the MCP channel) and
- * holds it until this file exists (at most 30 s), so a test can line the
- * other servers up behind a lease that is certainly held. Once the file
- * exists every later leader passes at once, and is still announced.
- */
-const LEAD_HOOK_ENV = 'NEEDLE_TEST_HOOK_FLIGHT_GATE';
-
-function leadHook(): void {
-  const gate = process.env[LEAD_HOOK_ENV];
-  if (!gate) return;
-  writeSync(2, `needle-test-hook: leading single flight (pid ${process.pid})\n`);
-  const tick = new Int32Array(new SharedArrayBuffer(4));
-  const deadline = Date.now() + 30_000;
-  while (!existsSync(gate) && Date.now() < deadline) Atomics.wait(tick, 0, 0, 10);
-}
-
-/**
  * Runs `lead` when no live holder has the lease for `key`; otherwise waits
  * until the holder finishes (or dies, or its lease expires) and reports that
  * it did not lead, so the caller re-reads the cache the leader filled.
@@ -69,10 +50,9 @@ export async function singleFlight<T>(
   }
   const token = randomBytes(12).toString('hex');
   if (tryAcquireLease(db, key, token, now(), EVIDENCE_STORE.flightLeaseMs)) {
+    const run = lead();
+    inProcess.set(localKey, run);
     try {
-      leadHook();
-      const run = lead();
-      inProcess.set(localKey, run);
       return { led: true, value: await run };
     } finally {
       inProcess.delete(localKey);

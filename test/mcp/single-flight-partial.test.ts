@@ -6,7 +6,7 @@
 // three other servers wait on the SQLite lease and answer from what the first
 // run certified: a zero-worker partial_hit.
 //
-// The line-up is deterministic: a test hook (NEEDLE_TEST_HOOK_FLIGHT_GATE)
+// The line-up is deterministic: a test hook (src/cli/stage-hook.ts, stage `lead`)
 // holds whichever server takes the lease until the three others have
 // committed their unfinished need step, which they do just before trying the
 // lease. Should another server take the lease later (single flight broken),
@@ -19,7 +19,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepo } from '../evidence/fixtures/repos.js';
 import { LEVELS } from '../resolve/negative-fixture.js';
-import { CLI, cleanupAll, queryRows, requireBuild, tempDir } from './fixtures.js';
+import { CLI, cleanupAll, queryRows, requireBuild, tempDir, until } from './fixtures.js';
 
 let repo: string;
 beforeAll(() => {
@@ -41,7 +41,7 @@ async function connect(dataDir: string, gate: string, onLead: () => void): Promi
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp', 'serve', '--role-profile', 'local', '--data-dir', dataDir, '--repository', repo],
-    env: { ...process.env, NEEDLE_TEST_HOOK_FLIGHT_GATE: gate } as Record<string, string>,
+    env: { ...process.env, NEEDLE_TEST_HOOK_STAGE: 'lead', NEEDLE_TEST_HOOK_STAGE_GATE: gate } as Record<string, string>,
     stderr: 'pipe',
   });
   let buffered = '';
@@ -49,21 +49,12 @@ async function connect(dataDir: string, gate: string, onLead: () => void): Promi
     buffered += chunk.toString('utf8');
     let nl;
     while ((nl = buffered.indexOf('\n')) !== -1) {
-      if (buffered.slice(0, nl).startsWith('needle-test-hook: leading single flight')) onLead();
+      if (buffered.slice(0, nl).startsWith('needle-test-hook: stage lead')) onLead();
       buffered = buffered.slice(nl + 1);
     }
   });
   await client.connect(transport);
   return client;
-}
-
-/** Resolves once `check` holds, testing it after each short timer; fails after `timeoutMs`. */
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- results are asserted field by field

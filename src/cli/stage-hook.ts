@@ -8,6 +8,7 @@
 // later arrivals pass at once and are still announced.
 import { existsSync, writeSync } from 'node:fs';
 import { RESOLUTION_STAGES, type Engine, type ResolutionStage } from '../core/resolution.js';
+import { UsageError } from './command.js';
 
 const HOLD_MS = 30_000;
 
@@ -15,7 +16,7 @@ export function stageHookFromEnv(env: NodeJS.ProcessEnv): ((stage: ResolutionSta
   const wanted = env.NEEDLE_TEST_HOOK_STAGE;
   const gate = env.NEEDLE_TEST_HOOK_STAGE_GATE;
   if (!wanted || !gate) return null;
-  if (!(RESOLUTION_STAGES as readonly string[]).includes(wanted)) throw new Error(`NEEDLE_TEST_HOOK_STAGE: unknown stage ${wanted}`);
+  if (!(RESOLUTION_STAGES as readonly string[]).includes(wanted)) throw new UsageError(`NEEDLE_TEST_HOOK_STAGE: unknown stage ${wanted} (one of ${RESOLUTION_STAGES.join(', ')})`);
   return (stage) => {
     if (stage !== wanted) return;
     writeSync(2, `needle-test-hook: stage ${stage} (pid ${process.pid})\n`);

@@ -29,7 +29,7 @@ const followsValue = (kind: string): boolean => kind === 'cli_option' || kind ==
 const has = (missing: readonly Obligation[], p: Obligation['predicate']): boolean => missing.some((o) => o.predicate === p);
 
 async function run(input: WorkerInput): Promise<WorkerOutput> {
-  if (input.signal.aborted) throw abortError(input.signal);
+  if (input.signal.aborted) throw abortError(input.signal, 'static worker aborted');
   await loadLanguages();
   const ctx = new AnalysisContext(input.root);
   const subject = { kind: input.need.subject.kind, name: input.need.subject.name };
@@ -51,7 +51,7 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     let declaration = null as Location | null;
     let located: LocateResult | null = null;
     if (needsImpl || followsValue(subject.kind) || !coveredPrimary(input)) {
-      await checkpoint(input.signal);
+      await checkpoint(input.signal, 'static worker aborted');
       input.onStage?.('locate');
       input.onProgress?.(`static: locating ${subject.kind} ${subject.name}`);
       located = locateImplementation(ctx, subject);
@@ -62,7 +62,7 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     const traced = (needsFlow || ((needsImpl || needsTests) && followsValue(subject.kind))) && Date.now() < input.deadline;
     let flow: ReturnType<typeof traceFlow> | null = null;
     if (traced) {
-      await checkpoint(input.signal);
+      await checkpoint(input.signal, 'static worker aborted');
       input.onStage?.('flow');
       input.onProgress?.('static: tracing runtime flow');
       flow = traceFlow(ctx, subject, declaration);
@@ -79,7 +79,7 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     const behaviour = site?.exercised ?? null;
     const carriers = flow?.kind === 'found' ? flow.carriers : [];
     if (needsTests && Date.now() < input.deadline) {
-      await checkpoint(input.signal);
+      await checkpoint(input.signal, 'static worker aborted');
       input.onStage?.('tests');
       input.onProgress?.('static: finding focused tests');
       const tests = findFocusedTests(ctx, subject, declaration, behaviour, carriers);
@@ -88,7 +88,7 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     }
     if (Date.now() >= input.deadline && proposals.length < input.missing.length) reasons.push('deadline reached before every obligation was attempted');
     // The last stage may have run while a cancel arrived: it wins over the answer.
-    await checkpoint(input.signal);
+    await checkpoint(input.signal, 'static worker aborted');
     return output(proposals.length > 0 ? { kind: 'proposed' } : { kind: 'unresolved', reason: reasons.join('; ') || 'nothing was missing' });
   } finally {
     ctx.dispose();

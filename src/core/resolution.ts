@@ -80,6 +80,15 @@ export interface ResolveProgress {
   readonly message: string;
 }
 
+/**
+ * Stages of one resolution, for `ResolveOptions.onStage`: the lease is taken
+ * (`lead`), the static worker locates, traces and finds tests, the ladder
+ * validates. Each begins after a cancellation checkpoint, and the next
+ * checkpoint follows it.
+ */
+export const RESOLUTION_STAGES = ['lead', 'locate', 'flow', 'tests', 'validate'] as const;
+export type ResolutionStage = (typeof RESOLUTION_STAGES)[number];
+
 export interface ResolveOptions {
   /** No worker may run; a miss becomes an honest bypass. */
   readonly cacheOnly: boolean;
@@ -87,6 +96,8 @@ export interface ResolveOptions {
   readonly modelWorkersLeft: number;
   readonly signal: AbortSignal;
   readonly onProgress?: (p: ResolveProgress) => void;
+  /** Called as each stage begins (tests hold a stage here to cancel during it). */
+  readonly onStage?: (stage: ResolutionStage) => void;
 }
 
 /** The resolver as seen by the transport and the CLI (SPEC §10). */

@@ -2,6 +2,7 @@
 import type { Digest } from './digest.js';
 import type { CompiledNeed, Obligation } from './need.js';
 import type { Proposal } from './contracts.js';
+import type { ResolutionStage } from './resolution.js';
 
 export interface ObservedFile {
   readonly path: string;
@@ -31,6 +32,8 @@ export interface WorkerInput {
   readonly deadline: number;
   readonly signal: AbortSignal;
   readonly onProgress?: (message: string) => void;
+  /** ResolveOptions.onStage, for the stages a worker runs itself. */
+  readonly onStage?: (stage: ResolutionStage) => void;
 }
 
 export type WorkerOutcome =

@@ -1,6 +1,7 @@
 // The embedded static worker (SPEC §7): deterministic, offline, no model.
 // For each missing obligation it proposes evidence from the worktree at
 // input.root; validators decide what, if anything, it proves.
+import { abortError, checkpoint } from '../core/abort.js';
 import { implementationLocationSchema, type Location, type Proposal } from '../core/contracts.js';
 import type { Obligation } from '../core/need.js';
 import type { Worker, WorkerInput, WorkerOutput } from '../core/worker.js';
@@ -11,18 +12,6 @@ import { traceFlow } from './flow/trace.js';
 import { locateImplementation, type LocateResult } from './locate.js';
 import { withBehaviourSite } from './behaviour.js';
 import { loadLanguages } from './parse/treesitter.js';
-
-function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error && reason.name === 'AbortError') return reason;
-  return new DOMException('static worker aborted', 'AbortError');
-}
-
-/** Lets an abort queued on the event loop land, then throws if it did. */
-async function checkpoint(signal: AbortSignal): Promise<void> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  if (signal.aborted) throw abortError(signal);
-}
 
 /** The primary location already certified for this need, when the resolver handed it over. */
 function coveredPrimary(input: WorkerInput): Location | null {
@@ -41,7 +30,7 @@ const followsValue = (kind: string): boolean => kind === 'cli_option' || kind ==
 const has = (missing: readonly Obligation[], p: Obligation['predicate']): boolean => missing.some((o) => o.predicate === p);
 
 async function run(input: WorkerInput): Promise<WorkerOutput> {
-  if (input.signal.aborted) throw abortError(input.signal);
+  if (input.signal.aborted) throw abortError(input.signal, 'static worker aborted');
   await loadLanguages();
   const ctx = new AnalysisContext(input.root);
   const subject = { kind: input.need.subject.kind, name: input.need.subject.name };
@@ -66,7 +55,8 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     let declaration = null as Location | null;
     let located: LocateResult | null = null;
     if (needsImpl || followsValue(subject.kind) || !coveredPrimary(input)) {
-      await checkpoint(input.signal);
+      await checkpoint(input.signal, 'static worker aborted');
+      input.onStage?.('locate');
       input.onProgress?.(`static: locating ${subject.kind} ${subject.name}`);
       located = locateImplementation(ctx, subject);
       if (located.kind === 'found') declaration = located.payload.locations.find((l) => l.role === 'primary') ?? null;
@@ -76,7 +66,8 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     const traced = (needsFlow || ((needsImpl || needsTests) && followsValue(subject.kind))) && Date.now() < input.deadline;
     let flow: ReturnType<typeof traceFlow> | null = null;
     if (traced) {
-      await checkpoint(input.signal);
+      await checkpoint(input.signal, 'static worker aborted');
+      input.onStage?.('flow');
       input.onProgress?.('static: tracing runtime flow');
       flow = traceFlow(ctx, subject, declaration);
     }
@@ -92,14 +83,16 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
     const behaviour = site?.exercised ?? null;
     const carriers = flow?.kind === 'found' ? flow.carriers : [];
     if (needsTests && Date.now() < input.deadline) {
-      await checkpoint(input.signal);
+      await checkpoint(input.signal, 'static worker aborted');
+      input.onStage?.('tests');
       input.onProgress?.('static: finding focused tests');
       const tests = findFocusedTests(ctx, subject, declaration, behaviour, carriers);
       if (tests.kind === 'found') proposals.push({ predicate: 'focused_tests', payload: tests.payload });
       else reasons.push(`focused_tests: ${tests.reason}`);
     }
     if (Date.now() >= input.deadline && proposals.length < input.missing.length) reasons.push('deadline reached before every obligation was attempted');
-    if (input.signal.aborted) throw abortError(input.signal);
+    // The last stage may have run while a cancel arrived: it wins over the answer.
+    await checkpoint(input.signal, 'static worker aborted');
     return output(proposals.length > 0 ? { kind: 'proposed' } : { kind: 'unresolved', reason: reasons.join('; ') || 'nothing was missing' });
   } finally {
     ctx.dispose();

@@ -25,7 +25,7 @@ import { reuseNegatives, runLadder, type LadderOutcome } from './ladder.js';
 import { basisOf } from './negative.js';
 import { decideOutcome, viewEntries } from './outcome.js';
 import { singleFlight } from './single-flight.js';
-import { buildSufficiency } from './sufficiency.js';
+import { avoidedRuns, engineResult, isCacheHit, resolutionRow, sufficiencyFor, viewKey } from './result.js';
 
 export interface EngineDeps {
   readonly db: Db;
@@ -157,83 +157,30 @@ export function createEngine(deps: EngineDeps): Engine {
   }
 
   function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {
-    const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask && plan.units.length > 0;
-    const sufficiency = requiredDone && !need.residual && !plan.contradiction ? buildSufficiency(need, plan) : null;
-    const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId: sufficiency?.id ?? null });
-    const kind = outcome.resolution.kind;
-    // The rendered view is a function of its inputs: the served units (their
-    // certified bytes, just proved unchanged), the outcome and the budget. A
-    // repeat with the same inputs reuses it and reads no file.
-    const viewKey = stableStringify([
-      need.route,
-      need.subject.kind,
-      need.subject.name,
-      outcome.resolution,
-      outcome.satisfied,
-      outcome.missing,
-      outcome.served.map((u) => [u.unit, u.certificate.certificateId, u.claims.map((c) => c.claimId)]),
-      need.residual?.anchors ?? [],
-      deps.tokenBudget ?? null,
-    ]);
-    const rendered = views.get(viewKey) ?? remember(viewKey, render(need, outcome, kind));
-    const { context, resultDigest } = rendered;
-    const workersRun = ladder?.workersRun ?? 0;
+    const sufficiency = sufficiencyFor(need, plan);
+    const sufficiencyId = sufficiency?.id ?? null;
+    const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId });
+    const key = viewKey(need, outcome, deps.tokenBudget ?? null);
+    const rendered = views.get(key) ?? remember(key, render(need, outcome, outcome.resolution.kind));
+    const cacheHit = isCacheHit(outcome, ladder);
     const nowMs = now();
-    // A verdict served from certified negative outcomes, with no worker, is a cache hit too.
-    const verdictHit = outcome.verdict && workersRun === 0 && (ladder?.reused.length ?? 0) > 0;
-    const cacheHit = outcome.cacheHit || verdictHit;
-    const avoided = [
-      ...(outcome.cacheHit
-        ? outcome.served.filter((u) => !issued.has(u.certificate.certificateId)).flatMap((u) => (u.certificate.workerRunId === null ? [] : [u.certificate.workerRunId]))
-        : []),
-      ...(ladder?.reused ?? []).flatMap((n) => (n.workerRunId === null ? [] : [n.workerRunId])),
-    ];
-    const result: EngineResult = {
-      resolution: outcome.resolution,
-      satisfied: outcome.satisfied,
-      missing: outcome.missing,
-      context,
-      cacheHit,
-      workerSpawned: workersRun > 0,
-      modelWorkersStarted: ladder?.modelWorkersStarted ?? 0,
-      reuseUnit: outcome.reuseUnit,
-      claimIds: outcome.claimIds,
-      resultDigest,
-      verdict: outcome.verdict,
-    };
     // Bookkeeping, not certification: committed in the group commit after the
     // reply is written (store/bookkeeping.ts), never on the answer's path. A
     // remembered hit queues the same rows each time it is served again.
     const db = deps.db;
     const book = (nowMs: number, durationMs: number) =>
       deferWrite(db, () => {
-      if (sufficiency) storeSufficiency(db, { ...sufficiency, kind }, nowMs);
-      recordResolution(
-        db,
-        {
-          needId: need.id,
-          repositoryRoot: deps.repoRoot,
-          requestDigest: need.requestDigest,
-          route: need.route,
-          subjectKind: need.subject.kind,
-          subjectName: need.subject.name,
-          kind,
-          satisfied: outcome.satisfied,
-          missing: outcome.missing,
-          cacheHit: cacheHit && workersRun === 0,
-          workersRun,
-          sufficiencyId: sufficiency?.id ?? null,
-          contextBytes: Buffer.byteLength(context),
-          contextText: context,
-          durationMs,
-          avoidedRuns: workersRun === 0 ? [...new Set(avoided)] : [],
-        },
-        nowMs,
-      );
-    });
+        if (sufficiency) storeSufficiency(db, { ...sufficiency, kind: outcome.resolution.kind }, nowMs);
+        const avoided = avoidedRuns(outcome, issued, ladder);
+        recordResolution(
+          db,
+          resolutionRow(need, outcome, { repositoryRoot: deps.repoRoot, context: rendered.context, ladder, cacheHit, sufficiencyId, durationMs, avoided }),
+          nowMs,
+        );
+      });
     book(nowMs, Math.max(0, nowMs - started));
     lastBook = book;
-    return result;
+    return engineResult(outcome, rendered, ladder, cacheHit);
   }
 
   /** The bookkeeping of the result finish() returned last (read synchronously after it). */
@@ -323,6 +270,7 @@ export function createEngine(deps: EngineDeps): Engine {
     // nothing usable, the follower takes its own turn (bounded by the ladder).
     for (let attempt = 0; attempt < 3; attempt++) {
       const flight = await singleFlight(deps.db, flightKey, now, opts.signal, async () => {
+        opts.onStage?.('lead');
         const current = planFromCache(contextFor(noIssued), need);
         const missing = current.obligations.filter((_, i) => ((current.coveredMask >> i) & 1) === 0);
         const ladder = await runLadder({

@@ -8,6 +8,7 @@
 // outcome stands in for it (negative.ts), and the next worker runs.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkpoint } from '../core/abort.js';
 import { blake3, type Digest } from '../core/digest.js';
 import { EVIDENCE_STORE, WORKER } from '../core/limits.js';
 import type { CompiledNeed, Obligation } from '../core/need.js';
@@ -287,6 +288,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
         deadline,
         signal: opts.signal,
         onProgress: opts.onProgress ? (message) => opts.onProgress!({ progress: index, total: input.explorers.length, message }) : undefined,
+        ...(opts.onStage ? { onStage: opts.onStage } : {}),
       });
     } catch (e) {
       // A cancelled or crashed model run still spent tokens; it is accounted when the worker says what it spent.
@@ -295,6 +297,8 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
       throw e;
     }
     const runId = record(output.outcome.kind, output.usage);
+    // A cancel that arrived while the worker finished wins: nothing of this run is validated or certified.
+    await checkpoint(opts.signal);
     const run: NegativeRun = { worker, definition, before, deadline, output };
     if (output.outcome.kind === 'ambiguous') {
       const candidates = output.outcome.candidates.slice(0, EVIDENCE_STORE.maxAmbiguousCandidates);
@@ -306,6 +310,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
     const rejectedReads: Dependency[] = [];
 
     const accepted: { verdict: ValidatedProposal; cited: Dependency[] }[] = [];
+    opts.onStage?.('validate');
     for (const proposal of output.proposals) {
       const reader = new SnapshotReader(input.root);
       const verdict = validateProposal(reader, need, missing, proposal);
@@ -316,6 +321,8 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
         recordRejection(db, { needId: need.id, workerRunId: runId, predicate: verdict.predicate, reasons: verdict.reasons, payload: proposal.payload }, input.now());
       }
     }
+    // Validation reads every cited file; a cancel that arrived meanwhile wins over certification.
+    await checkpoint(opts.signal);
     unresolved.push(...stepUnresolved);
     rejections.push(...stepRejections);
     drift = driftOf(input.root, output, accepted.flatMap((a) => a.cited));

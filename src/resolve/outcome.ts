@@ -66,12 +66,125 @@ export function planId(need: CompiledNeed, plan: CachePlan): Digest {
     .finish();
 }
 
+/** An unsafe resolution (nothing is served) and whether it is the workers' own answer. */
+export interface UnsafeDecision {
+  readonly resolution: Resolution;
+  readonly verdict: boolean;
+}
+
+/**
+ * What stops a resolution before anything is served: certified evidence that
+ * contradicts itself, an ambiguity the workers found, or files that changed
+ * while a worker ran. Null when none of these holds.
+ */
+export function blockingResolution(plan: Pick<CachePlan, 'contradiction'>, ladder: LadderOutcome | null): UnsafeDecision | null {
+  if (plan.contradiction) return { resolution: { kind: 'contradicted', reason: clip(plan.contradiction) }, verdict: false };
+  if (ladder?.ambiguous)
+    return {
+      resolution: { kind: 'ambiguous', reason: clip(`several equally good definitions; ask again with a qualified name: ${ladder.ambiguous.join('; ')}`) },
+      verdict: true,
+    };
+  if (ladder && ladder.drift.length > 0)
+    return {
+      resolution: { kind: 'rejected', reason: clip(`files changed while the worker ran (${ladder.drift.join(', ')}); nothing from that run was certified — ask again`) },
+      verdict: false,
+    };
+  return null;
+}
+
+/** Why Needle has nothing of its own to answer with, the first cause that applies. */
+export function bypassReason(plan: Pick<CachePlan, 'withheld'>, ladder: LadderOutcome | null, cacheOnly: boolean): string {
+  if (cacheOnly) return 'cache-only session and no certified evidence covers this need';
+  if (ladder && ladder.unresolved.length > 0) return ladder.unresolved.join(' | ');
+  if (ladder && ladder.skipped.length > 0 && ladder.workersRun === 0) return `model-worker limit reached (${ladder.skipped.join(', ')} not run)`;
+  if (plan.withheld.length > 0) return `the role profile does not let cached ${plan.withheld.join(', ')} be served and no worker produced it`;
+  return 'no worker could resolve this need';
+}
+
+/**
+ * The resolution when the plan serves no unit: every proposal rejected (the
+ * workers' verdict, now or from the negative outcomes standing in for them),
+ * certified evidence gone stale with no worker to recompute it, or a bypass.
+ */
+export function unservedResolution(plan: Pick<CachePlan, 'staleArtifactIds' | 'withheld'>, ladder: LadderOutcome | null, cacheOnly: boolean): UnsafeDecision {
+  const rejections = ladder?.rejections ?? [];
+  if (rejections.length > 0 && ladder && (ladder.workersRun > 0 || ladder.reused.length > 0))
+    return { resolution: { kind: 'rejected', reason: clip(`every proposal was rejected: ${rejections.join(' | ')}`) }, verdict: true };
+  if (plan.staleArtifactIds.length > 0 && (!ladder || ladder.workersRun === 0))
+    return {
+      resolution: {
+        kind: 'stale',
+        artifact_ids: plan.staleArtifactIds,
+        reason: clip(`${plan.staleArtifactIds.length} certified artifact(s) rest on files that changed and no worker could recompute them here`),
+      },
+      verdict: false,
+    };
+  return { resolution: { kind: 'bypass', reason: clip(bypassReason(plan, ladder, cacheOnly)) }, verdict: false };
+}
+
+export type HitKind = 'exact_hit' | 'coverage_hit' | 'composite_hit' | 'claim_hit' | 'claim_composite_hit';
+
+/**
+ * The hit a plan is when every required obligation is covered and every
+ * served unit came from the cache (none issued by this resolution): claims
+ * make it a claim hit, several units a composite one, and a single artifact
+ * is an exact hit for the request that certified it. Null otherwise.
+ */
+export function hitKind(need: Pick<CompiledNeed, 'requestDigest'>, plan: Pick<CachePlan, 'units' | 'coveredMask' | 'requiredMask'>, cached: readonly ServedUnit[]): HitKind | null {
+  const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
+  if (!requiredDone || plan.units.length === 0 || cached.length !== plan.units.length) return null;
+  const single = plan.units.length === 1;
+  if (cached.some((u) => u.unit === 'claim')) return single ? 'claim_hit' : 'claim_composite_hit';
+  if (!single) return 'composite_hit';
+  return plan.units[0]!.certificate.originRequest === need.requestDigest ? 'exact_hit' : 'coverage_hit';
+}
+
+/** How the served units were reused from the cache. */
+export function reuseUnitOf(cached: readonly ServedUnit[]): ReuseUnit {
+  const claims = cached.filter((u) => u.unit === 'claim').length;
+  if (cached.length === 0) return 'none';
+  if (claims === 0) return 'artifact';
+  return claims === cached.length ? 'claim' : 'mixed';
+}
+
+/**
+ * A task that names anchors the typed need does not carry is answered as a
+ * bypass, whatever the cache served: the typed part is still shown, but only
+ * as evidence for that part. Null for a need without residual intent.
+ */
+export function residualBypass(need: Pick<CompiledNeed, 'residual'>): Resolution | null {
+  if (!need.residual) return null;
+  return {
+    kind: 'bypass',
+    reason: clip(
+      `the task names ${need.residual.anchors.join(', ')}, which the typed need does not carry; only the typed part below is evidence — resolve the rest yourself or ask a separate need`,
+    ),
+  };
+}
+
+interface ServedIds {
+  readonly artifactIds: Digest[];
+  readonly claimIds: Digest[];
+  readonly planId: Digest;
+  readonly sufficiencyId: Digest | null;
+}
+
+/** The resolution of a plan that serves units: a hit of some kind, or a partial hit (or miss) saying why the rest is missing. */
+export function servedResolution(kind: HitKind | null, anyCached: boolean, ids: ServedIds, missing: readonly Predicate[], ladder: LadderOutcome | null): Resolution {
+  const { artifactIds, claimIds, planId: plan_id, sufficiencyId: certificate_id } = ids;
+  if (kind === 'claim_hit' || kind === 'claim_composite_hit') return { kind, artifact_ids: artifactIds, claim_ids: claimIds, certificate_id, plan_id };
+  if (kind !== null) return { kind, artifact_ids: artifactIds, certificate_id, plan_id };
+  const why = missingReason(missing, ladder);
+  const reason = why === null ? {} : { reason: why };
+  return anyCached ? { kind: 'partial_hit', artifact_ids: artifactIds, claim_ids: claimIds, plan_id, ...reason } : { kind: 'miss', ...reason };
+}
+
 export function decideOutcome(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, c: Circumstances): Outcome {
   const bitsOf = (mask: number) => plan.obligations.filter((_, i) => ((mask >> i) & 1) === 1).map((o) => o.predicate);
   const allBits = (1 << plan.obligations.length) - 1;
   const satisfied = ordered(bitsOf(plan.coveredMask));
   const missing = ordered(bitsOf(allBits & ~plan.coveredMask));
-  const unsafe = (resolution: Resolution): Outcome => ({
+  const unsafe = ({ resolution, verdict }: UnsafeDecision): Outcome => ({
     resolution,
     satisfied: [],
     missing: ordered([...satisfied, ...missing]),
@@ -79,88 +192,22 @@ export function decideOutcome(need: CompiledNeed, plan: CachePlan, issued: Reado
     cacheHit: false,
     reuseUnit: 'none',
     claimIds: [],
-    verdict: false,
+    verdict,
   });
-  if (plan.contradiction) return unsafe({ kind: 'contradicted', reason: clip(plan.contradiction) });
-  const ladder = c.ladder;
-  if (ladder?.ambiguous)
-    return {
-      ...unsafe({
-        kind: 'ambiguous',
-        reason: clip(`several equally good definitions; ask again with a qualified name: ${ladder.ambiguous.join('; ')}`),
-      }),
-      verdict: true,
-    };
-  if (ladder && ladder.drift.length > 0)
-    return unsafe({
-      kind: 'rejected',
-      reason: clip(`files changed while the worker ran (${ladder.drift.join(', ')}); nothing from that run was certified — ask again`),
-    });
+  const blocked = blockingResolution(plan, c.ladder);
+  if (blocked) return unsafe(blocked);
+  if (plan.units.length === 0) return unsafe(unservedResolution(plan, c.ladder, c.cacheOnly));
 
   const cached = plan.units.filter((u) => !issued.has(u.certificate.certificateId));
-  const claimUnits = cached.filter((u) => u.unit === 'claim');
-  const claimIds = claimUnits.flatMap((u) => u.claims.map((x) => x.claimId));
-  const artifactIds = [...new Set(plan.units.map((u) => u.certificate.artifactId))].sort() as Digest[];
-  const reuseUnit: ReuseUnit =
-    cached.length === 0 ? 'none' : claimUnits.length === 0 ? 'artifact' : claimUnits.length === cached.length ? 'claim' : 'mixed';
-  const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
-  const base = { satisfied, missing, served: plan.units, cacheHit: cached.length > 0, reuseUnit, claimIds, verdict: false };
-  const id = planId(need, plan);
-
-  if (plan.units.length === 0) {
-    const reasons = [...(ladder?.rejections ?? [])];
-    // Rejections from workers that ran now or from the certified negative outcomes standing in for them.
-    if (reasons.length > 0 && ladder && (ladder.workersRun > 0 || ladder.reused.length > 0))
-      return { ...unsafe({ kind: 'rejected', reason: clip(`every proposal was rejected: ${reasons.join(' | ')}`) }), verdict: true };
-    if (plan.staleArtifactIds.length > 0 && (!ladder || ladder.workersRun === 0))
-      return unsafe({
-        kind: 'stale',
-        artifact_ids: plan.staleArtifactIds,
-        reason: clip(`${plan.staleArtifactIds.length} certified artifact(s) rest on files that changed and no worker could recompute them here`),
-      });
-    const why = c.cacheOnly
-      ? 'cache-only session and no certified evidence covers this need'
-      : ladder && ladder.unresolved.length > 0
-        ? ladder.unresolved.join(' | ')
-        : ladder && ladder.skipped.length > 0 && ladder.workersRun === 0
-          ? `model-worker limit reached (${ladder.skipped.join(', ')} not run)`
-          : plan.withheld.length > 0
-            ? `the role profile does not let cached ${plan.withheld.join(', ')} be served and no worker produced it`
-            : 'no worker could resolve this need';
-    return { ...unsafe({ kind: 'bypass', reason: clip(why) }) };
-  }
-
-  let resolution: Resolution;
-  if (requiredDone && cached.length === plan.units.length) {
-    const single = plan.units.length === 1;
-    if (claimUnits.length > 0)
-      resolution = {
-        kind: single ? 'claim_hit' : 'claim_composite_hit',
-        artifact_ids: artifactIds,
-        claim_ids: claimIds,
-        certificate_id: c.sufficiencyId,
-        plan_id: id,
-      };
-    else
-      resolution = {
-        kind: !single ? 'composite_hit' : plan.units[0]!.certificate.originRequest === need.requestDigest ? 'exact_hit' : 'coverage_hit',
-        artifact_ids: artifactIds,
-        certificate_id: c.sufficiencyId,
-        plan_id: id,
-      };
-  } else {
-    const why = missingReason(missing, c.ladder);
-    const reason = why === null ? {} : { reason: why };
-    resolution = cached.length > 0 ? { kind: 'partial_hit', artifact_ids: artifactIds, claim_ids: claimIds, plan_id: id, ...reason } : { kind: 'miss', ...reason };
-  }
-  if (need.residual)
-    resolution = {
-      kind: 'bypass',
-      reason: clip(
-        `the task names ${need.residual.anchors.join(', ')}, which the typed need does not carry; only the typed part below is evidence — resolve the rest yourself or ask a separate need`,
-      ),
-    };
-  return { ...base, resolution };
+  const claimIds = cached.filter((u) => u.unit === 'claim').flatMap((u) => u.claims.map((x) => x.claimId));
+  const ids: ServedIds = {
+    artifactIds: [...new Set(plan.units.map((u) => u.certificate.artifactId))].sort() as Digest[],
+    claimIds,
+    planId: planId(need, plan),
+    sufficiencyId: c.sufficiencyId,
+  };
+  const resolution = residualBypass(need) ?? servedResolution(hitKind(need, plan, cached), cached.length > 0, ids, missing, c.ladder);
+  return { resolution, satisfied, missing, served: plan.units, cacheHit: cached.length > 0, reuseUnit: reuseUnitOf(cached), claimIds, verdict: false };
 }
 
 /** What each served unit shows, in a stable order: locations, flow, test. */

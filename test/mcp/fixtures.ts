@@ -161,6 +161,11 @@ export class ServerProcess {
     this.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
   }
 
+  /** Sends and resolves once the lines are in the server's stdin pipe. */
+  sent(...messages: object[]): Promise<void> {
+    return new Promise((done, fail) => this.child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''), (e) => (e ? fail(e) : done())));
+  }
+
   async request(message: Rpc): Promise<Message> {
     this.send(message);
     return this.out.reply(message.id);
@@ -179,6 +184,15 @@ export class ServerProcess {
       this.exited,
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`server did not exit; stderr: ${this.stderr}`)), timeoutMs)),
     ]);
+  }
+}
+
+/** Resolves once `check` holds, testing it after each short timer; fails after `timeoutMs`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

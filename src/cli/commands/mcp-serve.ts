@@ -8,6 +8,7 @@ import { WorktreeWatch } from '../../repo/worktree-watch.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { createSessionChangeTools, createSessionEngine, openTeamCache, startupRecovery } from '../engine.js';
+import { withStageHook } from '../stage-hook.js';
 import { flushBookkeeping } from '../../store/bookkeeping.js';
 
 const DEFAULT_MAIN_MODEL = 'unknown';
@@ -89,7 +90,7 @@ Options:
       worktree = new WorktreeWatch(frozen.repositoryRoot, log).start();
       const parts = { ...base, team, worktree };
       const changeTools = createSessionChangeTools(parts);
-      const session = new McpSession({ frozen, db, engine: createSessionEngine(parts), log, ...(changeTools ? { changeTools } : {}) });
+      const session = new McpSession({ frozen, db, engine: withStageHook(createSessionEngine(parts), io.env), log, ...(changeTools ? { changeTools } : {}) });
       try {
         await serveStdio(session, { input: io.stdin, output: io.stdout, log });
       } finally {

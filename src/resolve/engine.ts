@@ -22,7 +22,7 @@ import { FreshnessChecker } from './freshness.js';
 import { renderFrontierView } from './frontier-view.js';
 import { HitMemo } from './hit-memo.js';
 import { reuseNegatives, runLadder, type LadderOutcome } from './ladder.js';
-import { basisOf } from './negative.js';
+import { basisOf, worktreeSnapshot } from './negative.js';
 import { decideOutcome, viewEntries } from './outcome.js';
 import { singleFlight } from './single-flight.js';
 import { avoidedRuns, engineResult, isCacheHit, resolutionRow, sufficiencyFor, viewKey } from './result.js';
@@ -283,7 +283,8 @@ export function createEngine(deps: EngineDeps): Engine {
           missing,
           covered: coveredInputs(current),
           now,
-          snapshotDigest: memo(() => captureSnapshot(deps.repoRoot).sourceDigest),
+          snapshotDigest: memo(() => deps.worktree?.current() ?? captureSnapshot(deps.repoRoot).sourceDigest),
+          snapshotNow: () => deps.worktree?.current() ?? worktreeSnapshot(deps.repoRoot, need),
           cache: () => contextFor(noIssued),
           basis: basisOf(current),
         });

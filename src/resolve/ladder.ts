@@ -25,7 +25,7 @@ import { SnapshotReader, type Dependency } from '../validate/snapshot-reader.js'
 import { validateProposal, type ValidatedProposal } from '../validate/validate.js';
 import { priceMicroUsd } from '../workers/runs-store.js';
 import { planFromCache, type CacheContext, type CachePlan } from './cache-plan.js';
-import { basisOf, draftNegative, findNegative, worktreeSnapshot } from './negative.js';
+import { basisOf, draftNegative, findNegative } from './negative.js';
 
 export interface LadderInput {
   readonly db: Db;
@@ -38,6 +38,13 @@ export interface LadderInput {
   readonly covered: readonly CoveredEvidence[];
   readonly now: () => number;
   readonly snapshotDigest: () => Digest;
+  /**
+   * The source snapshot digest now, or null when it cannot be taken: the
+   * worktree watch's when it knows it (no git), else git's. Taken before a
+   * deterministic worker runs and again before its negative outcome is
+   * certified; the checkpoint between them lets pending file events arrive.
+   */
+  readonly snapshotNow: () => Digest | null;
   /** The cache as a repeat would see it (nothing counted as issued now), with a fresh snapshot memo per call. */
   readonly cache: () => CacheContext;
   /** basisOf() the plan the ladder starts from. */
@@ -128,7 +135,7 @@ interface NegativeRun {
  */
 function negativeBasis(
   root: string,
-  need: CompiledNeed,
+  snapshotNow: () => Digest | null,
   run: NegativeRun,
   reads: readonly Dependency[],
   signal: AbortSignal,
@@ -141,7 +148,7 @@ function negativeBasis(
     deps.set(r.path, r.digest);
   }
   for (const [path, digest] of deps) if (currentDigest(root, path) !== digest) return null;
-  if (worktreeSnapshot(root, need) !== run.before) return null;
+  if (snapshotNow() !== run.before) return null;
   return { snapshot: run.before, deps: [...deps].map(([path, digest]) => ({ path, digest })) };
 }
 
@@ -215,7 +222,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
     body: NegativeOutcomeBody,
     positives: readonly CertifiedArtifact[],
   ): void => {
-    const held = unsatisfied.length > 0 ? negativeBasis(input.root, need, run, reads, opts.signal) : null;
+    const held = unsatisfied.length > 0 ? negativeBasis(input.root, input.snapshotNow, run, reads, opts.signal) : null;
     // The step's certification is one transaction: its artifacts, then the negative outcome for what
     // remains (its basis is the plan those artifacts make), its certification row last.
     db.transaction(() => {
@@ -255,7 +262,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
         continue;
       }
     }
-    const before = definition ? worktreeSnapshot(input.root, need) : null;
+    const before = definition ? input.snapshotNow() : null;
     opts.onProgress?.({ progress: index, total: input.explorers.length, message: `${worker.name}: resolving ${missing.map((o) => o.predicate).join(', ')}` });
     workersRun++;
     if (worker.countsAgainstLimit) modelWorkersStarted++;

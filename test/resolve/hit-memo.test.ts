@@ -12,7 +12,11 @@ import { createEngine } from '../../src/resolve/engine.js';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { evidenceGeneration, invalidate, listCertificates } from '../../src/store/evidence/certificates.js';
+import { buildExplorers } from '../../src/workers/explorers.js';
 import { citing, IL_PARSE_OPTIONS, makeRepo, need, options, scriptedWorker, settled, type Repo } from './fixture.js';
+import { LEVELS, levelsNeed } from './negative-fixture.js';
+
+const NO_SANDBOX = { bwrap: null, active: false, reason: 'not used by this test' };
 
 const repos: Repo[] = [];
 const closers: (() => void)[] = [];
@@ -105,5 +109,37 @@ describe('remembered hits', () => {
     expect(a.resolution.kind).toBe('exact_hit');
     expect(b).not.toBe(a);
     expect(b).toEqual(a);
+  });
+
+  it('take the snapshot from the watch around a static run: a file added while it ran keeps its negative outcome uncertified', async () => {
+    const repo = makeRepo(LEVELS);
+    repos.push(repo);
+    const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
+    const watch = new WorktreeWatch(repo.root).start();
+    closers.push(() => watch.close(), () => db.close());
+    await known(watch);
+    const [real] = buildExplorers(BUILTIN_LOCAL_PROFILE, { dataDir: repo.dataDir, db, sandbox: NO_SANDBOX });
+    let runs = 0;
+    const editing = {
+      ...real!,
+      async run(input: Parameters<typeof real.run>[0]) {
+        runs++;
+        // Someone saves a new file while the worker searches.
+        if (runs === 1) repo.write('src/extra.ts', 'export const extra = 1;\n');
+        return real!.run(input);
+      },
+    };
+    const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [editing], profile: BUILTIN_LOCAL_PROFILE, worktree: watch }));
+    const first = await engine.resolve(levelsNeed(repo), options());
+    expect(first.missing).toEqual(['focused_tests']);
+    const negatives = () => (db.prepare('SELECT COUNT(*) AS n FROM evidence_negative_outcomes').get() as { n: number }).n;
+    expect(negatives()).toBe(0);
+    await known(watch);
+    // Nothing moved since: this run's negative outcome is certified, and the repeat is served from it.
+    await engine.resolve(levelsNeed(repo), options());
+    expect(negatives()).toBe(1);
+    const third = await engine.resolve(levelsNeed(repo), options());
+    expect(third).toMatchObject({ cacheHit: true, workerSpawned: false, missing: ['focused_tests'] });
+    expect(runs).toBe(2);
   });
 });

@@ -13,6 +13,7 @@ import type { Predicate, RouteId, SubjectKind } from '../../src/core/semantic.js
 import { loadLanguages } from '../../src/evidence/parse/treesitter.js';
 import { createStaticWorker } from '../../src/evidence/static-worker.js';
 import { repositoryLineage } from '../../src/repo/snapshot.js';
+import { WorktreeWatch } from '../../src/repo/worktree-watch.js';
 import { createEngine } from '../../src/resolve/engine.js';
 import { openDataDir } from '../../src/store/datadir.js';
 import { summarize, type Summary } from '../stats.js';
@@ -58,7 +59,7 @@ export async function warmUpProcess(root: string, subject: BenchSubject, scratch
   const t0 = performance.now();
   await loadLanguages();
   const grammarMs = performance.now() - t0;
-  const { engine, close } = freshEngine(root, scratch);
+  const { engine, close } = await freshEngine(root, scratch);
   try {
     const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: 'warm-up' }, repositoryLineage(root));
     await engine.resolve(need, RESOLVE_OPTIONS());
@@ -70,11 +71,27 @@ export async function warmUpProcess(root: string, subject: BenchSubject, scratch
 
 const isWarmHit = (r: EngineResult): boolean => r.cacheHit && !r.workerSpawned && r.satisfied.length > 0;
 
-/** One engine on a brand-new data directory, as `needle context` or a server connection opens it. */
-function freshEngine(root: string, scratch: string) {
+/** Bound on waiting for a worktree watch to report its first snapshot. */
+const WATCH_READY_MS = 120_000;
+
+/**
+ * One engine on a brand-new data directory, as a server connection opens it:
+ * with its worktree watch, whose first snapshot (taken at server start, before
+ * any need arrives) is awaited outside the timed resolution.
+ */
+async function freshEngine(root: string, scratch: string) {
   const data = openDataDir(mkdtempSync(join(scratch, 'data-')));
-  const engine = createEngine({ db: data.db, repoRoot: root, explorers: [createStaticWorker()], profile: BUILTIN_LOCAL_PROFILE });
-  return { engine, close: () => data.db.close() };
+  const watch = new WorktreeWatch(root).start();
+  const deadline = Date.now() + WATCH_READY_MS;
+  while (watch.current() === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  const engine = createEngine({ db: data.db, repoRoot: root, explorers: [createStaticWorker()], profile: BUILTIN_LOCAL_PROFILE, worktree: watch });
+  return {
+    engine,
+    close: () => {
+      watch.close();
+      data.db.close();
+    },
+  };
 }
 
 /** Repeats of an already resolved need; stops at the first repeat that is not a zero-worker hit. */
@@ -97,7 +114,7 @@ async function measureRoute(o: RouteBenchOptions, route: RouteId): Promise<Route
   const cold: number[] = [];
   let first: { result: EngineResult; warm: RouteMeasurement['warm'] } | null = null;
   for (let i = 0; i < o.coldRepeats; i++) {
-    const { engine, close } = freshEngine(o.root, o.scratch);
+    const { engine, close } = await freshEngine(o.root, o.scratch);
     try {
       const t0 = performance.now();
       const result = await engine.resolve(need, RESOLVE_OPTIONS());

@@ -7,6 +7,7 @@ import { openSync, closeSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/core/resolution.js';
+import type { Worker } from '../../src/core/worker.js';
 import { WorktreeWatch } from '../../src/repo/worktree-watch.js';
 import { createEngine } from '../../src/resolve/engine.js';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
@@ -118,15 +119,15 @@ describe('remembered hits', () => {
     const watch = new WorktreeWatch(repo.root).start();
     closers.push(() => watch.close(), () => db.close());
     await known(watch);
-    const [real] = buildExplorers(BUILTIN_LOCAL_PROFILE, { dataDir: repo.dataDir, db, sandbox: NO_SANDBOX });
+    const real: Worker = buildExplorers(BUILTIN_LOCAL_PROFILE, { dataDir: repo.dataDir, db, sandbox: NO_SANDBOX })[0]!;
     let runs = 0;
-    const editing = {
-      ...real!,
-      async run(input: Parameters<typeof real.run>[0]) {
+    const editing: Worker = {
+      ...real,
+      async run(input) {
         runs++;
         // Someone saves a new file while the worker searches.
         if (runs === 1) repo.write('src/extra.ts', 'export const extra = 1;\n');
-        return real!.run(input);
+        return real.run(input);
       },
     };
     const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [editing], profile: BUILTIN_LOCAL_PROFILE, worktree: watch }));

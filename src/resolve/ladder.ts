@@ -21,8 +21,8 @@ import { recordRejection, recordWorkerRun } from '../store/evidence/accounting.j
 import { storeCertified } from '../store/evidence/certificates.js';
 import { storeNegative, type NegativeOutcomeBody, type NegativeRow, type NegativeVerdict } from '../store/evidence/negatives.js';
 import { certify, type CertifiedArtifact } from '../validate/certificate.js';
-import { SnapshotReader, type Dependency } from '../validate/snapshot-reader.js';
-import { validateProposal, type ValidatedProposal } from '../validate/validate.js';
+import { SnapshotReader, type Dependency, type Membership } from '../validate/snapshot-reader.js';
+import { citedByProposals, validateProposal, type ValidatedProposal } from '../validate/validate.js';
 import { priceMicroUsd } from '../workers/runs-store.js';
 import { planFromCache, type CacheContext, type CachePlan } from './cache-plan.js';
 import { basisOf, draftNegative, findNegative } from './negative.js';
@@ -318,8 +318,11 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
 
     const accepted: { verdict: ValidatedProposal; cited: Dependency[] }[] = [];
     opts.onStage?.('validate');
+    // Which cited paths belong to the snapshot, for every proposal at once (one git call).
+    const members: Membership = new Map();
+    new SnapshotReader(input.root, members).prime(citedByProposals(output.proposals));
     for (const proposal of output.proposals) {
-      const reader = new SnapshotReader(input.root);
+      const reader = new SnapshotReader(input.root, members);
       const verdict = validateProposal(reader, need, missing, proposal);
       if (verdict.ok) accepted.push({ verdict, cited: reader.reads() });
       else {

@@ -39,11 +39,21 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
+/** Snapshot membership of paths, by path: shared by the readers of one validation batch. */
+export type Membership = Map<string, boolean>;
+
 export class SnapshotReader {
   private readonly files = new Map<string, SnapshotFile | string>();
-  private readonly members = new Map<string, boolean>();
 
-  constructor(readonly root: string) {}
+  /**
+   * `members` may be shared by the readers validating one worker's proposals
+   * (each keeps its own reads): membership is a fact of the snapshot, not of
+   * one proposal, and one git call can answer it for the whole batch.
+   */
+  constructor(
+    readonly root: string,
+    private readonly members: Membership = new Map(),
+  ) {}
 
   /** Looks up snapshot membership of many paths with one git call. */
   prime(paths: Iterable<string>): void {

@@ -64,6 +64,33 @@ function derive<P extends Predicate>(reader: SnapshotReader, need: CompiledNeed,
   return { reasons, facets: fullFacets('focused_tests'), shortfall: [] };
 }
 
+/** Every repository path a parsed payload cites. */
+function citedPaths<P extends Predicate>(predicate: P, payload: PayloadByPredicate[P]): string[] {
+  if (predicate === 'implementation_location') return (payload as PayloadByPredicate['implementation_location']).locations.map((l) => l.path);
+  if (predicate === 'runtime_flow') return (payload as PayloadByPredicate['runtime_flow']).steps.map((s) => s.location.path);
+  const tests = payload as PayloadByPredicate['focused_tests'];
+  return [tests.location.path, ...tests.evidence_paths];
+}
+
+/**
+ * The paths a batch of raw proposals cites (those whose payload parses), so
+ * that snapshot membership is looked up for all of them with one git call
+ * (SnapshotReader.prime with a shared membership map).
+ */
+export function citedByProposals(proposals: readonly { readonly predicate: unknown; readonly payload: unknown }[]): string[] {
+  const out: string[] = [];
+  for (const raw of proposals) {
+    const predicate = PREDICATES.find((p) => p === raw.predicate);
+    if (predicate === undefined) continue;
+    try {
+      out.push(...citedPaths(predicate, PAYLOAD_SCHEMAS[predicate].parse(raw.payload, 'payload')));
+    } catch (e) {
+      if (!(e instanceof SchemaError)) throw e;
+    }
+  }
+  return out;
+}
+
 /** Validates one raw proposal for `need`; `wanted` are the obligations the worker was asked for. */
 export function validateProposal(
   reader: SnapshotReader,
@@ -82,14 +109,7 @@ export function validateProposal(
     if (e instanceof SchemaError) return { ok: false, predicate, reasons: [e.message] };
     throw e;
   }
-  const items =
-    predicate === 'implementation_location'
-      ? (payload as PayloadByPredicate['implementation_location']).locations
-      : predicate === 'runtime_flow'
-        ? (payload as PayloadByPredicate['runtime_flow']).steps.map((s) => s.location)
-        : [(payload as PayloadByPredicate['focused_tests']).location];
-  const extra = predicate === 'focused_tests' ? (payload as PayloadByPredicate['focused_tests']).evidence_paths : [];
-  reader.prime([...items.map((l) => l.path), ...extra]);
+  reader.prime(citedPaths(predicate, payload));
 
   const derived = derive(reader, need, predicate, payload);
   if (derived.reasons.length > 0) return { ok: false, predicate, reasons: derived.reasons };

@@ -7,7 +7,7 @@ import { BUILTIN_PROFILE_ID } from '../../core/profile.js';
 import { UNSAFE_KINDS, type EngineResult } from '../../core/resolution.js';
 import { PREDICATES, ROUTE_IDS, SUBJECT_KINDS, type Capability, type Predicate, type RouteId, type SubjectKind } from '../../core/semantic.js';
 import { projectNeedResult } from '../../mcp/result.js';
-import { findRepositoryRoot, repositoryLineage } from '../../repo/snapshot.js';
+import { locateRepository } from '../../repo/snapshot.js';
 import { openDataDir } from '../../store/datadir.js';
 import { getActiveProfile } from '../../store/profiles.js';
 import { checkProfileId, parseCommandArgs, resolveDataDir, safeEcho, stringOption } from '../args.js';
@@ -97,10 +97,10 @@ Options:
     const task = stringOption(values, 'task') ?? `context for ${subject.name}`;
     if (!/\S/.test(task) || Buffer.byteLength(task) > NEED.taskMaxBytes) throw new UsageError(`--task must be 1..${NEED.taskMaxBytes} bytes of text`);
 
-    const root = findRepositoryRoot(stringOption(values, 'repository') ?? io.cwd);
+    const { root, lineage } = locateRepository(stringOption(values, 'repository') ?? io.cwd);
     let need: CompiledNeed;
     try {
-      need = compileNeed({ route, subject, required, preferred, world: DEFAULT_WORLD, task }, repositoryLineage(root));
+      need = compileNeed({ route, subject, required, preferred, world: DEFAULT_WORLD, task }, lineage);
     } catch (e) {
       if (e instanceof NeedCompileError) throw new UsageError(e.message);
       throw e;

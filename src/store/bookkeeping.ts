@@ -12,7 +12,7 @@
 // the bookkeeping groups committed after the last FULL commit (or still
 // queued), never a certificate, and it never makes anything servable that was
 // not certified (servability is the last row of a certification transaction).
-import type { Db } from './db.js';
+import { relaxed, type Db } from './db.js';
 
 type Write = () => void;
 
@@ -97,20 +97,19 @@ export function flushBookkeeping(db: Db): void {
     return;
   }
   const writes = q.writes.splice(0);
-  db.pragma('synchronous = NORMAL');
   try {
-    db.transaction(() => {
-      // Each write is its own savepoint: one that fails loses only its own rows.
-      for (const w of writes)
-        try {
-          db.transaction(w)();
-        } catch (e) {
-          q.onError(e);
-        }
-    })();
+    relaxed(db, () =>
+      db.transaction(() => {
+        // Each write is its own savepoint: one that fails loses only its own rows.
+        for (const w of writes)
+          try {
+            db.transaction(w)();
+          } catch (e) {
+            q.onError(e);
+          }
+      })(),
+    );
   } catch (e) {
     q.onError(e);
-  } finally {
-    db.pragma('synchronous = FULL');
   }
 }

@@ -18,6 +18,22 @@ export class StoreError extends Error {
 
 export const DB_FILE = 'needle.sqlite3';
 
+/**
+ * Runs `write` with `synchronous=NORMAL`, then puts `FULL` back: for rows
+ * whose loss in a crash costs nothing but a little history or a retry
+ * (bookkeeping, single-flight leases). Their commits are appended to the WAL
+ * without an fsync; the next FULL commit (any certification) syncs them with
+ * it, and no certificate ever waits on them.
+ */
+export function relaxed<T>(db: Db, write: () => T): T {
+  db.pragma('synchronous = NORMAL');
+  try {
+    return write();
+  } finally {
+    db.pragma('synchronous = FULL');
+  }
+}
+
 export function openDb(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   mkdirSync(dirname(file), { recursive: true });
   let db: Db;

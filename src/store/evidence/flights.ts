@@ -1,7 +1,9 @@
 // Single-flight leases (SPEC §10.8): one row per in-flight resolution key,
 // shared by every connection and process using the same SQLite file. A lease
 // whose owner process is gone, or whose time ran out, can be taken over.
-import type { Db } from '../db.js';
+// Lease rows are coordination, not evidence: a crash that loses one only lets
+// another process take the flight, so they commit without an fsync.
+import { relaxed, type Db } from '../db.js';
 
 export interface Lease {
   readonly ownerPid: number;
@@ -32,19 +34,21 @@ export function leaseVacant(lease: Lease | null, nowMs: number): boolean {
 
 /** Takes the lease when vacant (atomically, under a write lock); returns whether we now hold it. */
 export function tryAcquireLease(db: Db, key: string, token: string, nowMs: number, ttlMs: number): boolean {
-  return db
-    .transaction(() => {
-      if (!leaseVacant(currentLease(db, key), nowMs)) return false;
-      db.prepare(
-        `INSERT INTO evidence_flights (key, owner_pid, owner_token, expires_unix_ms) VALUES (?, ?, ?, ?)
-         ON CONFLICT (key) DO UPDATE SET owner_pid = excluded.owner_pid, owner_token = excluded.owner_token,
-           expires_unix_ms = excluded.expires_unix_ms`,
-      ).run(key, process.pid, token, nowMs + ttlMs);
-      return true;
-    })
-    .immediate();
+  return relaxed(db, () =>
+    db
+      .transaction(() => {
+        if (!leaseVacant(currentLease(db, key), nowMs)) return false;
+        db.prepare(
+          `INSERT INTO evidence_flights (key, owner_pid, owner_token, expires_unix_ms) VALUES (?, ?, ?, ?)
+           ON CONFLICT (key) DO UPDATE SET owner_pid = excluded.owner_pid, owner_token = excluded.owner_token,
+             expires_unix_ms = excluded.expires_unix_ms`,
+        ).run(key, process.pid, token, nowMs + ttlMs);
+        return true;
+      })
+      .immediate(),
+  );
 }
 
 export function releaseLease(db: Db, key: string, token: string): void {
-  db.prepare('DELETE FROM evidence_flights WHERE key = ? AND owner_token = ?').run(key, token);
+  relaxed(db, () => db.prepare('DELETE FROM evidence_flights WHERE key = ? AND owner_token = ?').run(key, token));
 }

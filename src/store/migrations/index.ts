@@ -6,6 +6,7 @@ import { changes } from './004_changes.js';
 import { negativeOutcomes } from './005_negative_outcomes.js';
 import { teamCache } from './006_team_cache.js';
 import { reportIndexes } from './007_report_indexes.js';
+import { oneWorkerRunTable } from './008_one_worker_run_table.js';
 
 export interface Migration {
   readonly id: number;
@@ -13,4 +14,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes, teamCache, reportIndexes];
+export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes, teamCache, reportIndexes, oneWorkerRunTable];

@@ -101,6 +101,8 @@ describe('ladder [static, codex] with the simulator', () => {
     // 2000 uncached × $1 + 1000 cached × $0.1 + 200 output × $4 per Mtok
     expect(runs[1]).toMatchObject({ input_tokens: 3000, cached_input_tokens: 1000, output_tokens: 200, price_microusd: 2900 });
     const record = new RunsStore(db).recent(1)[0]!;
+    // One table: the Codex run is the ladder's row itself (with its turns), not a second row elsewhere.
+    expect(db.prepare('SELECT run_id FROM worker_runs ORDER BY id').all()).toEqual([{ run_id: null }, { run_id: record.runId }]);
     expect(record).toMatchObject({ worker: 'codex', model: 'gpt-sim-mini', route: 'trace.state-flow', inputTokens: 3000, cachedInputTokens: 1000, outputTokens: 200, priceMicroUsd: 2900, outcome: 'proposed', cleanupRemoved: true });
     expect(record.durationMs).toBeGreaterThan(0);
     const rows = stats(db).filter((r) => r.route === 'trace.state-flow');

@@ -4,7 +4,8 @@
 // pick. Supporting locations are non-test lines where the carrier is read.
 import type { ImplementationLocation, Location } from '../core/contracts.js';
 import { EVIDENCE, STATIC_LOCATE } from '../core/limits.js';
-import { isTestPath, type AnalysisContext, type GrepMatch, type GrepOptions } from './context.js';
+import { type AnalysisContext, type GrepMatch, type GrepOptions } from './context.js';
+import { isTestPath } from '../core/test-code.js';
 import { factsOf, type Span } from './languages/index.js';
 import { languageForPath, type SyntaxNode } from './parse/treesitter.js';
 import { escapeRegex } from './names.js';

@@ -37,19 +37,6 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_GREP_OUTPUT = 32 * 1024 * 1024;
 const DEFAULT_MAX_MATCHES = 2_000;
 
-/** Paths that hold tests by the conventions of the supported ecosystems. */
-export function isTestPath(path: string): boolean {
-  const p = path.toLowerCase();
-  const base = p.slice(p.lastIndexOf('/') + 1);
-  return (
-    /(^|\/)(tests?|__tests__|spec|testdata|testing)\//.test(p) ||
-    /^test_.*\.py$/.test(base) ||
-    /_test\.(py|go)$/.test(base) ||
-    /\.(test|spec)\.[cm]?[jt]sx?$/.test(base) ||
-    base === 'conftest.py'
-  );
-}
-
 export class AnalysisContext {
   private files: string[] | null = null;
   private readonly texts = new Map<string, string | null>();

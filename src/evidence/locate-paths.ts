@@ -5,7 +5,8 @@
 // (`mod x;`), with the file as supporting evidence.
 import { EVIDENCE } from '../core/limits.js';
 import type { Location } from '../core/contracts.js';
-import { isTestPath, type AnalysisContext } from './context.js';
+import { type AnalysisContext } from './context.js';
+import { isTestPath } from '../core/test-code.js';
 import { candidateFrom, discover, found, settle, type Candidate, type LocateResult } from './candidates.js';
 import { factsOf } from './languages/index.js';
 import { languageForPath } from './parse/treesitter.js';

@@ -3,7 +3,7 @@
 // test has something to do with the subject.
 import type { FocusedTests } from '../core/contracts.js';
 import type { Subject } from '../core/need.js';
-import { isTestPath } from '../evidence/context.js';
+import { isTestPath } from '../core/test-code.js';
 import { checkLocation, containsTerm, lastSegment, rangeText, subjectTerms } from './location.js';
 import { checkRunnerTarget } from './runner-targets.js';
 import { clip, type SnapshotReader } from './snapshot-reader.js';

@@ -6,7 +6,8 @@
 // and line so the answer is deterministic.
 import { focusedTestsSchema, type FocusedTests, type Location } from '../../core/contracts.js';
 import { TEST_FINDER } from '../../core/limits.js';
-import { isTestPath, type AnalysisContext } from '../context.js';
+import { type AnalysisContext } from '../context.js';
+import { isTestPath } from '../../core/test-code.js';
 import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';

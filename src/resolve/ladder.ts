@@ -26,6 +26,7 @@ import { validateProposal, type ValidatedProposal } from '../validate/validate.j
 import { priceMicroUsd } from '../workers/runs-store.js';
 import { planFromCache, type CacheContext, type CachePlan } from './cache-plan.js';
 import { basisOf, draftNegative, findNegative, worktreeSnapshot } from './negative.js';
+import { clipUtf8 } from '../core/text.js';
 
 export interface LadderInput {
   readonly db: Db;
@@ -107,7 +108,7 @@ function driftOf(root: string, output: WorkerOutput, cited: readonly Dependency[
 
 function coveredSummary(v: ValidatedProposal): CoveredEvidence {
   const text = stableStringify(v.payload);
-  return { predicate: v.predicate, summary: text.length > WORKER.maxCoveredEntryBytes ? `${text.slice(0, WORKER.maxCoveredEntryBytes - 1)}…` : text };
+  return { predicate: v.predicate, summary: clipUtf8(text, WORKER.maxCoveredEntryBytes, '…') };
 }
 
 interface NegativeRun {

@@ -8,12 +8,12 @@ import { checkLocation, containsTerm, lastSegment, rangeText, subjectTerms } fro
 import { checkRunnerTarget } from './runner-targets.js';
 import { clip, type SnapshotReader } from './snapshot-reader.js';
 import { checkArgv } from './test-command.js';
+import { escapeRegExp } from '../core/text.js';
 
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The construct that defines a test of this runner named `name`. */
 function definitionPattern(runner: FocusedTests['runner'], name: string): RegExp | null {
-  const n = escapeRe(name);
+  const n = escapeRegExp(name);
   switch (runner) {
     case 'cargo':
       // `rgtest!(name, |dir, cmd| …)`: a `*test!` macro stamping out a #[test] fn named by its first token.

@@ -8,6 +8,7 @@ import { WORKER } from '../../core/limits.js';
 import { priceMicroUsd, type AttemptRecord, type PricingTable, type RunOutcome, type RunsStore } from '../runs-store.js';
 import type { TurnResult } from './app-server.js';
 import { CodexSessionError, openCodexSession, type CodexSession, type CodexSessionSpec } from './session.js';
+import { clipUtf8 } from '../../core/text.js';
 
 export interface Tokens {
   readonly inputTokens: number;
@@ -138,7 +139,7 @@ export async function runCodexThread(spec: CodexRunSpec, drive: (d: RunDriver) =
     ...tokens,
     priceMicroUsd: price,
     outcome: result.outcome,
-    reason: result.reason === null ? null : redact(result.reason).slice(0, WORKER.maxDiagnosticBytes),
+    reason: result.reason === null ? null : clipUtf8(redact(result.reason), WORKER.maxDiagnosticBytes),
     proposals: result.proposals,
     sandboxed: spec.sandbox.active,
     runDir: spec.checkout.runDir,

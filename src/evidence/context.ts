@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import type { ObservedFile } from '../core/worker.js';
 import { gitBytes } from '../repo/git.js';
+import { absentOrThrow } from '../repo/unreadable.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
 
 export interface GrepMatch {
@@ -92,7 +93,11 @@ export class AnalysisContext {
     return out;
   }
 
-  /** UTF-8 text of a file, recorded in the observation trace; null when absent, binary or too large. */
+  /**
+   * UTF-8 text of a file, recorded in the observation trace; null when absent,
+   * not a regular file, binary or too large. A file that is there but cannot
+   * be read throws an UnreadableFileError: it is never taken for absent.
+   */
   read(path: string): string | null {
     if (this.texts.has(path)) return this.texts.get(path)!;
     let text: string | null = null;
@@ -104,8 +109,8 @@ export class AnalysisContext {
         this.seen.set(path, blake3(bytes));
         text = bytes.includes(0) ? null : bytes.toString('utf8');
       }
-    } catch {
-      text = null;
+    } catch (e) {
+      text = absentOrThrow(e, path);
     }
     this.texts.set(path, text);
     return text;

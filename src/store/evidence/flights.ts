@@ -1,6 +1,7 @@
 // Single-flight leases (SPEC §10.8): one row per in-flight resolution key,
 // shared by every connection and process using the same SQLite file. A lease
 // whose owner process is gone, or whose time ran out, can be taken over.
+import { processAlive } from '../../core/process.js';
 import type { Db } from '../db.js';
 
 export interface Lease {
@@ -9,14 +10,6 @@ export interface Lease {
   readonly expiresUnixMs: number;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export function currentLease(db: Db, key: string): Lease | null {
   const r = db.prepare('SELECT owner_pid, owner_token, expires_unix_ms FROM evidence_flights WHERE key = ?').get(key) as

@@ -7,6 +7,7 @@ import { negativeOutcomes } from './005_negative_outcomes.js';
 import { teamCache } from './006_team_cache.js';
 import { reportIndexes } from './007_report_indexes.js';
 import { oneWorkerRunTable } from './008_one_worker_run_table.js';
+import { applyOwner } from './009_apply_owner.js';
 
 export interface Migration {
   readonly id: number;
@@ -14,4 +15,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes, teamCache, reportIndexes, oneWorkerRunTable];
+export const MIGRATIONS: readonly Migration[] = [foundation, evidence, workers, changes, negativeOutcomes, teamCache, reportIndexes, oneWorkerRunTable, applyOwner];

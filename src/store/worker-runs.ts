@@ -27,10 +27,8 @@ export interface ModelRunDetail {
   readonly attempts: readonly AttemptRecord[];
 }
 
-export interface NewWorkerRun {
-  /** Null for a run that served no need (a change role). */
-  readonly needId: string | null;
-  readonly route: string | null;
+/** What every run has: who ran, how it ended, what it consumed and cost. */
+export interface RunUsageFields {
   readonly worker: string;
   readonly model: string | null;
   readonly outcome: string;
@@ -39,8 +37,14 @@ export interface NewWorkerRun {
   readonly outputTokens: number;
   /** Integer micro-USD; null when the price is unknown. */
   readonly priceMicroUsd: number | null;
-  readonly startedUnixMs: number;
   readonly durationMs: number;
+}
+
+export interface NewWorkerRun extends RunUsageFields {
+  /** Null for a run that served no need (a change role). */
+  readonly needId: string | null;
+  readonly route: string | null;
+  readonly startedUnixMs: number;
   readonly detail?: ModelRunDetail;
 }
 

@@ -4,32 +4,15 @@
 // store; nothing here decides anything.
 import type { Db } from '../store/db.js';
 import type { RoleProfile } from '../core/profile.js';
-import { recordWorkerRun, type AttemptRecord, type WorkerRunRecord } from '../store/worker-runs.js';
+import { recordWorkerRun, type AttemptRecord, type ModelRunDetail, type NewWorkerRun, type WorkerRunRecord } from '../store/worker-runs.js';
 
 export type { AttemptRecord } from '../store/worker-runs.js';
 
 export type RunOutcome = 'proposed' | 'unresolved' | 'invalid' | 'failed' | 'timeout' | 'cancelled' | 'unsupported';
 
-export interface RunRecord {
-  readonly runId: string;
-  readonly worker: string;
-  readonly model: string | null;
-  readonly needId: string | null;
-  readonly route: string | null;
-  readonly startedUnixMs: number;
-  readonly durationMs: number;
-  readonly inputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly outputTokens: number;
-  readonly priceMicroUsd: number | null;
+/** A finished model run as a worker hands it to the store: the common run fields and the model-run details. */
+export interface RunRecord extends Omit<NewWorkerRun, 'outcome' | 'detail'>, ModelRunDetail {
   readonly outcome: RunOutcome;
-  readonly reason: string | null;
-  readonly proposals: number;
-  readonly sandboxed: boolean;
-  readonly runDir: string | null;
-  readonly cleanupRemoved: boolean | null;
-  readonly cleanupError: string | null;
-  readonly attempts: readonly AttemptRecord[];
 }
 
 export type PricingTable = NonNullable<RoleProfile['pricing']>;

@@ -14,7 +14,7 @@ import { applyChange, REAL_APPLY_FS, type ApplyFs } from '../../src/changes/appl
 import { currentChangeDigest, loadChange } from '../../src/changes/store.js';
 import { ChangeError } from '../../src/changes/model.js';
 import { captureSnapshot } from '../../src/repo/snapshot.js';
-import { ARGS, deps, FIXED_ADD, makeEnv, profile, script, signal, verdictVerifier, type Env } from './fixture.js';
+import { ARGS, deps, FIXED_ADD, makeEnv, profile, refusal, script, signal, verdictVerifier, type Env } from './fixture.js';
 
 let env: Env;
 afterEach(() => env.cleanup());
@@ -31,15 +31,6 @@ async function verifiedChange(): Promise<{ id: string; digest: string }> {
   return { id, digest: currentChangeDigest(env.db, loadChange(env.db, id)!) };
 }
 
-function refusal(f: () => unknown): ChangeError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ChangeError);
-    return e as ChangeError;
-  }
-  throw new Error('expected a refusal');
-}
 
 const eio = (): Error => Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
 const source = () => captureSnapshot(env.root).sourceDigest;

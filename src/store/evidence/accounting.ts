@@ -5,7 +5,7 @@
 import type { Digest } from '../../core/digest.js';
 import type { Db } from '../db.js';
 import { statement } from '../statements.js';
-import { usdOf, type WorkerRunRecord } from '../worker-runs.js';
+import { usdOf, type RunUsageFields, type WorkerRunRecord } from '../worker-runs.js';
 
 export function recordRejection(
   db: Db,
@@ -250,20 +250,12 @@ export function getSufficiency(db: Db, id: string): SufficiencyRow | null {
   return r ? toSufficiency(r) : null;
 }
 
-export interface WorkerRunRow {
+export interface WorkerRunRow extends RunUsageFields {
   readonly id: number;
   readonly needId: string;
   readonly route: string;
-  readonly worker: string;
-  readonly model: string | null;
-  readonly outcome: string;
-  readonly inputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly outputTokens: number;
-  readonly priceMicroUsd: number | null;
   /** The same price in USD, for display. */
   readonly costUsd: number | null;
-  readonly durationMs: number;
   readonly createdUnixMs: number;
   /** The proposals of this run the validators rejected, with their reasons. */
   readonly rejections: readonly { readonly predicate: string | null; readonly reasons: readonly string[] }[];

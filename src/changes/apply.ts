@@ -7,6 +7,7 @@
 import { closeSync, chmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
+import { processAlive } from '../core/process.js';
 import type { Db } from '../store/db.js';
 import { captureSnapshot, findRepositoryRoot } from '../repo/snapshot.js';
 import { normalizeRelativePath } from '../repo/paths.js';
@@ -79,26 +80,52 @@ function writeDurably(abs: string, bytes: Buffer, exclusive: boolean): void {
   }
 }
 
-function writePatch(top: string, files: readonly PatchFile[]): void {
-  for (const f of files) {
-    const abs = target(top, f.path);
-    if (f.operation === 'delete') unlinkSync(abs);
-    else {
-      if (f.operation === 'create') mkdirSync(dirname(abs), { recursive: true });
-      writeDurably(abs, f.after!, f.operation === 'create');
+/** The file writes of an apply and of its rollback: the one seam where tests inject a failing disk. */
+export interface ApplyFs {
+  write(abs: string, bytes: Buffer, exclusive: boolean): void;
+  unlink(abs: string): void;
+}
+
+export const REAL_APPLY_FS: ApplyFs = { write: writeDurably, unlink: (abs) => unlinkSync(abs) };
+
+/**
+ * Writes the patch in order. On failure, returns the error and how many
+ * entries (from the first) this apply may have changed: a file found changed
+ * by someone else at the moment of its write, or a create that found its path
+ * taken, was not touched, and a rollback must leave it as they made it.
+ */
+function writePatch(top: string, files: readonly PatchFile[], io: ApplyFs): { error: Error; touched: number } | null {
+  for (const [i, f] of files.entries()) {
+    try {
+      const abs = target(top, f.path);
+      if (f.operation !== 'create') {
+        // Checked again at the write itself: the base check ran before the journal was committed.
+        const st = lstatSync(abs, { throwIfNoEntry: false });
+        if (!st?.isFile() || blake3(readFileSync(abs)) !== f.beforeDigest)
+          return { error: new ChangeError('base_mismatch', `${f.path} changed in the worktree during the apply`), touched: i };
+      }
+      if (f.operation === 'delete') io.unlink(abs);
+      else {
+        if (f.operation === 'create') mkdirSync(dirname(abs), { recursive: true });
+        io.write(abs, f.after!, f.operation === 'create');
+      }
+    } catch (e) {
+      const untouched = e instanceof ChangeError || (e as NodeJS.ErrnoException).code === 'EEXIST';
+      return { error: e as Error, touched: untouched ? i : i + 1 };
     }
   }
+  return null;
 }
 
 /** Restores every journaled path, in reverse order; returns what could not be restored. */
-function rollBack(top: string, journal: readonly JournalEntry[], createdDirs: readonly string[]): string[] {
+function rollBack(top: string, journal: readonly JournalEntry[], createdDirs: readonly string[], io: ApplyFs = REAL_APPLY_FS): string[] {
   const problems: string[] = [];
   for (const e of [...journal].reverse()) {
     try {
       const abs = target(top, e.path);
       const st = lstatSync(abs, { throwIfNoEntry: false });
       if (e.operation === 'create') {
-        if (st?.isFile() || st?.isSymbolicLink()) unlinkSync(abs);
+        if (st?.isFile() || st?.isSymbolicLink()) io.unlink(abs);
         else if (st) problems.push(`${e.path} is no longer a file`);
         continue;
       }
@@ -108,7 +135,7 @@ function rollBack(top: string, journal: readonly JournalEntry[], createdDirs: re
       }
       if (st && blake3(readFileSync(abs)) === blake3(e.before!)) continue;
       mkdirSync(dirname(abs), { recursive: true });
-      writeDurably(abs, e.before!, false);
+      io.write(abs, e.before!, false);
       if (e.beforeMode !== null) chmodSync(abs, e.beforeMode);
     } catch (err) {
       problems.push(oneLine(`${e.path}: ${(err as Error).message}`));
@@ -135,9 +162,20 @@ function loadJournal(db: Db, id: string): JournalEntry[] {
   ).map((r) => ({ path: r.path, operation: r.operation, before: r.before_blob, beforeMode: r.before_mode }));
 }
 
-/** Settles a rolled-back apply: the worktree must show the pre-apply snapshot again. */
-function settle(db: Db, top: string, row: { apply_id: string; change_id: string; pre_source_digest: string }, problems: string[], why: string): RecoveredApply {
-  const restored = problems.length === 0 && captureSnapshot(top).sourceDigest === row.pre_source_digest;
+/**
+ * Settles a rolled-back apply: the worktree must show the pre-apply snapshot
+ * again — or, when someone else changed it during the apply, every write of
+ * ours must be undone (their change stays theirs).
+ */
+function settle(
+  db: Db,
+  top: string,
+  row: { apply_id: string; change_id: string; pre_source_digest: string },
+  problems: string[],
+  why: string,
+  othersChanged = false,
+): RecoveredApply {
+  const restored = problems.length === 0 && (othersChanged || captureSnapshot(top).sourceDigest === row.pre_source_digest);
   const status = restored ? 'rolled_back' : 'rollback_failed';
   if (!restored && problems.length === 0) problems.push('the worktree does not match its pre-apply snapshot after rollback');
   db.transaction(() => {
@@ -157,22 +195,24 @@ function settle(db: Db, top: string, row: { apply_id: string; change_id: string;
   return { apply_id: row.apply_id as Digest, change_id: row.change_id, status, problems };
 }
 
-/** Rolls back every apply of this repository left in `applying` by a crash, oldest first. */
-export function recoverInterruptedApplies(db: Db, repoRoot: string): RecoveredApply[] {
+/** Rolls back every apply of this repository left in `applying` by a process that is gone, oldest first. */
+export function recoverInterruptedApplies(db: Db, repoRoot: string, io: ApplyFs = REAL_APPLY_FS): RecoveredApply[] {
   const top = findRepositoryRoot(repoRoot);
   const rows = db
-    .prepare(`SELECT apply_id, change_id, pre_source_digest, created_dirs_json FROM change_applies
+    .prepare(`SELECT apply_id, change_id, pre_source_digest, created_dirs_json, owner_pid FROM change_applies
               WHERE status = 'applying' AND repository_root = ? ORDER BY created_unix_ms, apply_id`)
-    .all(top) as { apply_id: string; change_id: string; pre_source_digest: string; created_dirs_json: string }[];
-  return rows.map((row) => {
-    const problems = rollBack(top, loadJournal(db, row.apply_id), JSON.parse(row.created_dirs_json) as string[]);
+    .all(top) as { apply_id: string; change_id: string; pre_source_digest: string; created_dirs_json: string; owner_pid: number | null }[];
+  // An apply whose process still runs is in progress, not interrupted: rolling it back would fight its writes.
+  return rows.filter((row) => row.owner_pid === null || !processAlive(row.owner_pid)).map((row) => {
+    // Which writes a crash interrupted is unknown: every journaled path gets its before-bytes back.
+    const problems = rollBack(top, loadJournal(db, row.apply_id), JSON.parse(row.created_dirs_json) as string[], io);
     return settle(db, top, row, problems, 'interrupted apply recovered at startup');
   });
 }
 
-export function applyChange(db: Db, repoRoot: string, rawId: string, ifMatch: string): ApplyResult {
+export function applyChange(db: Db, repoRoot: string, rawId: string, ifMatch: string, io: ApplyFs = REAL_APPLY_FS): ApplyResult {
   const top = findRepositoryRoot(repoRoot);
-  recoverInterruptedApplies(db, top);
+  recoverInterruptedApplies(db, top, io);
   const id = parseChangeId(rawId);
   if (id === null) throw new ChangeError('invalid_request', 'change id must match chg_<24 hex>');
   const change = loadChange(db, id);
@@ -198,9 +238,9 @@ export function applyChange(db: Db, repoRoot: string, rawId: string, ifMatch: st
       .run(now, id, patch.revision);
     if (moved.changes !== 1) throw new ChangeError('not_verified', `change ${id} changed state while applying`, id);
     db.prepare(
-      `INSERT INTO change_applies (apply_id, change_id, revision, patch_id, repository_root, pre_source_digest, status, created_dirs_json, created_unix_ms)
-       VALUES (?, ?, ?, ?, ?, ?, 'applying', ?, ?)`,
-    ).run(apply, id, patch.revision, patch.patchId, top, pre, JSON.stringify(createdDirs), now);
+      `INSERT INTO change_applies (apply_id, change_id, revision, patch_id, repository_root, pre_source_digest, status, created_dirs_json, created_unix_ms, owner_pid)
+       VALUES (?, ?, ?, ?, ?, ?, 'applying', ?, ?, ?)`,
+    ).run(apply, id, patch.revision, patch.patchId, top, pre, JSON.stringify(createdDirs), now, process.pid);
     const journal = db.prepare(
       `INSERT INTO change_apply_journal (apply_id, ordinal, path, operation, before_blob, before_mode, after_digest) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -208,13 +248,23 @@ export function applyChange(db: Db, repoRoot: string, rawId: string, ifMatch: st
     appendEvent(db, id, 'apply_started', { apply_id: apply, revision: patch.revision });
   }).immediate();
 
-  try {
-    writePatch(top, patch.files);
-  } catch (e) {
-    const problems = rollBack(top, loadJournal(db, apply), createdDirs);
-    const why = oneLine(`apply failed: ${(e as Error).message}`);
-    const settled = settle(db, top, { apply_id: apply, change_id: id, pre_source_digest: pre }, problems, why);
-    throw new ChangeError('apply_failed', `${why}; ${settled.status === 'rolled_back' ? 'the worktree was rolled back' : 'ROLLBACK FAILED, inspect the worktree'}`, id);
+  const failed = writePatch(top, patch.files, io);
+  if (failed) {
+    // Live rollback: only what this apply may have written gets its before-bytes back.
+    const problems = rollBack(top, loadJournal(db, apply).slice(0, failed.touched), createdDirs, io);
+    const why = oneLine(`apply failed: ${failed.error.message}`);
+    const othersChanged = failed.error instanceof ChangeError || (failed.error as NodeJS.ErrnoException).code === 'EEXIST';
+    const settled = settle(db, top, { apply_id: apply, change_id: id, pre_source_digest: pre }, problems, why, othersChanged);
+    if (settled.status === 'rolled_back') throw new ChangeError('apply_failed', `${why}; the worktree was rolled back`, id);
+    throw new ChangeError(
+      'apply_failed',
+      // The advice first: the message is cut to one bounded line.
+      oneLine(
+        `ROLLBACK FAILED, the change is now failed: restore these paths by hand (\`needle change diff ${id}\` shows what the apply wrote, ` +
+          `\`git status\` what differs): ${settled.problems.join('; ')}; ${why}`,
+      ),
+      id,
+    );
   }
   const post = captureSnapshot(top).sourceDigest;
   db.transaction(() => {

@@ -3,6 +3,7 @@
 // shown whole, with context. Not minimal, but exact and cheap at any size.
 import { CHANGE_RUN } from '../core/limits.js';
 import type { PatchFile } from './model.js';
+import { clipUtf8 } from '../core/text.js';
 
 function lines(bytes: Buffer | null): string[] {
   if (!bytes || bytes.length === 0) return [];
@@ -48,7 +49,7 @@ export function fileDiff(f: PatchFile): string {
 }
 
 export function patchDiff(files: readonly PatchFile[]): string {
-  let text = files.map(fileDiff).join('');
-  if (Buffer.byteLength(text) > CHANGE_RUN.maxDiffBytes) text = `${text.slice(0, CHANGE_RUN.maxDiffBytes)}\n[diff cut at ${CHANGE_RUN.maxDiffBytes} bytes]\n`;
-  return text;
+  const text = files.map(fileDiff).join('');
+  const mark = `\n[diff cut at ${CHANGE_RUN.maxDiffBytes} bytes]\n`;
+  return Buffer.byteLength(text) > CHANGE_RUN.maxDiffBytes ? clipUtf8(text, CHANGE_RUN.maxDiffBytes) + mark : text;
 }

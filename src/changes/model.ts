@@ -4,6 +4,7 @@
 import { CHANGE, CHANGE_RUN, EVIDENCE } from '../core/limits.js';
 import type { Digest } from '../core/digest.js';
 import { array, boolean, enumOf, integer, literal, nullable, object, string, type Infer } from '../core/schema.js';
+import { clipUtf8 } from '../core/text.js';
 
 export type Scope = 'exact' | 'subtree';
 export interface AllowedPath {
@@ -214,8 +215,5 @@ export class ChangeError extends Error {
 /** Cuts our own messages (which may quote paths) to a bounded single line. */
 export function oneLine(text: string, maxBytes: number = CHANGE_RUN.messageMaxBytes): string {
   const flat = text.replace(/[\r\n\t]+/g, ' ').trim();
-  if (Buffer.byteLength(flat) <= maxBytes) return flat;
-  let cut = flat.slice(0, maxBytes);
-  while (Buffer.byteLength(cut) > maxBytes - 3) cut = cut.slice(0, -1);
-  return `${cut}...`;
+  return clipUtf8(flat, maxBytes, '...');
 }

@@ -11,7 +11,7 @@ export const MCP = {
   supportedProtocolVersions: ['2025-06-18', '2024-11-05'] as const,
   latestProtocolVersion: '2025-06-18',
   legacyProtocolVersion: '2024-11-05',
-  maxContextChars: 65_536,
+  maxContextBytes: 65_536,
   progressMinIntervalMs: 250,
   /** Bound of a resolution's `reason` text in a need_context result. */
   maxReasonBytes: 4_096,

@@ -14,6 +14,12 @@ export interface Usage {
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
   readonly outputTokens: number;
+  /**
+   * The row of the one worker-run table this worker already wrote for the run
+   * (a model worker records its run with its turns and cleanup); the ladder then
+   * refers to it instead of recording the run a second time.
+   */
+  readonly recordedRunId?: number;
 }
 
 export interface CoveredEvidence {

@@ -4,10 +4,12 @@
 // pick. Supporting locations are non-test lines where the carrier is read.
 import type { ImplementationLocation, Location } from '../core/contracts.js';
 import { EVIDENCE, STATIC_LOCATE } from '../core/limits.js';
-import { isTestPath, type AnalysisContext, type GrepMatch, type GrepOptions } from './context.js';
+import { type AnalysisContext, type GrepMatch, type GrepOptions } from './context.js';
+import { isTestPath } from '../core/test-code.js';
 import { factsOf, type Span } from './languages/index.js';
 import { languageForPath, type SyntaxNode } from './parse/treesitter.js';
-import { escapeRegex } from './names.js';
+import { clipUtf8, escapeRegExp } from '../core/text.js';
+import { isPeripheralPath } from './peripheral.js';
 
 export interface Candidate {
   readonly path: string;
@@ -35,12 +37,8 @@ export type Choice =
   | { readonly kind: 'none'; readonly onlyInTests: readonly Candidate[] };
 
 /** Code outside the product proper: a definition there loses to one in the product's sources. */
-const PERIPHERAL = new Set([
-  'examples', 'example', 'benches', 'bench', 'benchmarks', 'docs', 'doc', 'scripts', 'fixtures', 'vendor',
-  'third_party', 'samples', 'sample', 'demo', 'demos', 'contrib', 'hack', 'testdata', 'node_modules', 'site',
-]);
 export function pathTier(path: string): number {
-  return path.split('/').slice(0, -1).some((seg) => PERIPHERAL.has(seg.toLowerCase())) ? 1 : 0;
+  return isPeripheralPath(path) ? 1 : 0;
 }
 
 const describe = (c: Candidate): string => `${c.path}:${c.span.startLine} ${c.kind} ${c.name}`;
@@ -106,7 +104,7 @@ const COMMENT_LINE = /^\s*(\/\/|\/\*|\*|#(?!\[)|"""|''')/;
 const IMPORT_LINE = /^\s*(use\s|import\s|from\s+\S+\s+import\s|export\s+\{|export\s+\*|pub\s+use\s|package\s|mod\s+\w+;|#include)/;
 
 function priority(text: string, carrier: string, prefer: SupportingQuery['prefer']): number {
-  const c = escapeRegex(carrier);
+  const c = escapeRegExp(carrier);
   const call = new RegExp(`(^|[^\\w])${c}\\s*(\\(|::<|!\\()`).test(text);
   const read = new RegExp(`(\\.|->|\\*|\\[['"])${c}(?![\\w(])`).test(text);
   if (prefer === 'calls') return call ? 0 : read ? 1 : 2;
@@ -136,7 +134,7 @@ function onlyInStrings(ctx: AnalysisContext, path: string, line: number, text: s
   if (!/['"`]/.test(text)) return false;
   const parsed = ctx.parsed(path);
   if (!parsed) return false;
-  const word = new RegExp(`(^|[^\\w$])(${escapeRegex(carrier)})(?=[^\\w$]|$)`, 'g');
+  const word = new RegExp(`(^|[^\\w$])(${escapeRegExp(carrier)})(?=[^\\w$]|$)`, 'g');
   for (const m of text.matchAll(word)) {
     const column = Buffer.byteLength(text.slice(0, m.index + m[1]!.length));
     let node: SyntaxNode | null = parsed.tree.rootNode.descendantForPosition({ row: line - 1, column });
@@ -163,7 +161,7 @@ export function supportingLocations(ctx: AnalysisContext, primary: Location, q: 
     .filter((m) => !IMPORT_LINE.test(m.text) && !COMMENT_LINE.test(m.text))
     .flatMap((m) => {
       // git grep's word boundary ignores `$`, so `$DRY_RUN` in a string matched; it names no carrier in code.
-      const carrier = carriers.find((c) => new RegExp(`(^|[^\\w$])${escapeRegex(c)}([^\\w$]|$)`).test(m.text));
+      const carrier = carriers.find((c) => new RegExp(`(^|[^\\w$])${escapeRegExp(c)}([^\\w$]|$)`).test(m.text));
       return carrier ? [{ ...m, carrier, rank: priority(m.text, carrier, q.prefer) }] : [];
     })
     .sort(
@@ -196,7 +194,7 @@ export function found(primary: Location, supporting: readonly Location[], gaps: 
     kind: 'found',
     payload: {
       locations: [primary, ...supporting].slice(0, EVIDENCE.maxLocations),
-      gaps: gaps.slice(0, EVIDENCE.maxGaps).map((g) => g.slice(0, EVIDENCE.gapMaxBytes)),
+      gaps: gaps.slice(0, EVIDENCE.maxGaps).map((g) => clipUtf8(g, EVIDENCE.gapMaxBytes)),
     },
   };
 }

@@ -8,6 +8,7 @@ import { blake3, type Digest } from '../core/digest.js';
 import type { ObservedFile } from '../core/worker.js';
 import { gitBytes } from '../repo/git.js';
 import { covers, derive, suffixPathspecs, type Superset } from './grep-derive.js';
+import { absentOrThrow } from '../repo/unreadable.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
 
 export interface GrepMatch {
@@ -39,19 +40,6 @@ const MAX_GREP_OUTPUT = 32 * 1024 * 1024;
 const DEFAULT_MAX_MATCHES = 2_000;
 /** Lines a superset search may return before it is dropped (each search then runs on its own). */
 const SUPERSET_MAX_MATCHES = 20_000;
-
-/** Paths that hold tests by the conventions of the supported ecosystems. */
-export function isTestPath(path: string): boolean {
-  const p = path.toLowerCase();
-  const base = p.slice(p.lastIndexOf('/') + 1);
-  return (
-    /(^|\/)(tests?|__tests__|spec|testdata|testing)\//.test(p) ||
-    /^test_.*\.py$/.test(base) ||
-    /_test\.(py|go)$/.test(base) ||
-    /\.(test|spec)\.[cm]?[jt]sx?$/.test(base) ||
-    base === 'conftest.py'
-  );
-}
 
 export class AnalysisContext {
   private files: string[] | null = null;
@@ -131,7 +119,11 @@ export class AnalysisContext {
     return { matches: out, truncated: false };
   }
 
-  /** UTF-8 text of a file, recorded in the observation trace; null when absent, binary or too large. */
+  /**
+   * UTF-8 text of a file, recorded in the observation trace; null when absent,
+   * not a regular file, binary or too large. A file that is there but cannot
+   * be read throws an UnreadableFileError: it is never taken for absent.
+   */
   read(path: string): string | null {
     if (this.texts.has(path)) return this.texts.get(path)!;
     let text: string | null = null;
@@ -143,8 +135,8 @@ export class AnalysisContext {
         this.seen.set(path, blake3(bytes));
         text = bytes.includes(0) ? null : bytes.toString('utf8');
       }
-    } catch {
-      text = null;
+    } catch (e) {
+      text = absentOrThrow(e, path);
     }
     this.texts.set(path, text);
     return text;

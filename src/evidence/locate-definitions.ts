@@ -1,7 +1,8 @@
 // implementation_location for named definitions: symbols (optionally
 // qualified by module path, type, class or impl) and tests (Rust module
 // paths, pytest node ids, Go Test functions, vitest/jest titles).
-import { isTestPath, type AnalysisContext } from './context.js';
+import { type AnalysisContext } from './context.js';
+import { isTestPath } from '../core/test-code.js';
 import { candidateFrom, discover, settle, type Candidate, type LocateResult } from './candidates.js';
 import { factsOf, type Definition, type DefinitionKind } from './languages/index.js';
 import { mentionSpellings, normalized, qualifiedName } from './names.js';

@@ -8,18 +8,19 @@ import type { AnalysisContext } from './context.js';
 import { candidateFrom, discover, settle, type Candidate, type Discovery, type LocateResult } from './candidates.js';
 import { CONFIG_KEY_KINDS, factsOf, type OptionDeclaration } from './languages/index.js';
 import { LITERAL_USES, literalSites, type LiteralUse } from './languages/literals.js';
-import { escapeRegex, mentionSpellings, normalized, optionName, type OptionName } from './names.js';
+import { mentionSpellings, normalized, optionName, type OptionName } from './names.js';
+import { escapeRegExp } from '../core/text.js';
 
 const NOT_NAME = '([^A-Za-z0-9_-]|$)';
 
 /** Lines that can declare the option: quoted names, `--name`, and `name:` fields (clap derive's default long). */
 function optionPatterns(o: OptionName): string[] {
   if (o.long) {
-    const long = escapeRegex(o.long);
-    const field = escapeRegex(o.long.replace(/-/g, '_'));
+    const long = escapeRegExp(o.long);
+    const field = escapeRegExp(o.long.replace(/-/g, '_'));
     return [`["'\`](--)?${long}${NOT_NAME}`, `--${long}${NOT_NAME}`, `(^|[^A-Za-z0-9_])${field}[[:space:]]*:`];
   }
-  const short = escapeRegex(o.short!);
+  const short = escapeRegExp(o.short!);
   return [`["'\`]-?${short}["'\`,]`, `["'\`]-${short}[ ,]`, `short[[:space:]]*[=(:][[:space:]]*['"]${short}['"]`];
 }
 

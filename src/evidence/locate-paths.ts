@@ -5,11 +5,13 @@
 // (`mod x;`), with the file as supporting evidence.
 import { EVIDENCE } from '../core/limits.js';
 import type { Location } from '../core/contracts.js';
-import { isTestPath, type AnalysisContext } from './context.js';
+import { type AnalysisContext } from './context.js';
+import { isTestPath } from '../core/test-code.js';
 import { candidateFrom, discover, found, settle, type Candidate, type LocateResult } from './candidates.js';
 import { factsOf } from './languages/index.js';
 import { languageForPath } from './parse/treesitter.js';
-import { escapeRegex, mentionSpellings } from './names.js';
+import { mentionSpellings } from './names.js';
+import { escapeRegExp } from '../core/text.js';
 
 const cleanPath = (p: string): string => p.trim().replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
 
@@ -65,7 +67,7 @@ const PACKAGE_INDEX = ['__init__.py', 'index.ts', 'index.js', 'index.mjs', 'mod.
 
 /** The line of the parent package's index file that names the module (`from .core import …`). */
 function parentImports(ctx: AnalysisContext, modules: readonly Candidate[], name: string): Candidate[] {
-  const word = new RegExp(`(^|[^\\w])${escapeRegex(name)}([^\\w]|$)`);
+  const word = new RegExp(`(^|[^\\w])${escapeRegExp(name)}([^\\w]|$)`);
   return modules.flatMap((m) => {
     const dir = m.path.replace(/\/(__init__\.py|index\.[jt]s|mod\.rs)$/, '').replace(/\/[^/]*$/, '');
     for (const index of PACKAGE_INDEX.map((f) => `${dir}/${f}`)) {

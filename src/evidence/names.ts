@@ -40,4 +40,3 @@ export function mentionSpellings(name: string): string[] {
 }
 
 /** An extended regex that matches any of `words` exactly. */
-export const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

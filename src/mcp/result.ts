@@ -11,21 +11,12 @@ import { answerStatus, UNSAFE_KINDS, type EngineResult, type Resolution } from '
 import { stableStringify } from '../core/schema.js';
 import { PREDICATES, type Predicate } from '../core/semantic.js';
 import { needContextOutputSchema, type NeedContextOutput } from './tools/need-context.js';
-
-function cutBytes(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return text;
-  // Linear: back up from the byte bound to a character boundary (never into a
-  // UTF-8 continuation byte, so never half of a character or surrogate pair).
-  let end = maxBytes;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
-}
+import { clipUtf8 } from '../core/text.js';
 
 const ordered = (list: readonly Predicate[]): Predicate[] => PREDICATES.filter((p) => list.includes(p));
 
 function boundedResolution(r: Resolution): Resolution {
-  return 'reason' in r && r.reason !== undefined ? { ...r, reason: cutBytes(r.reason, MCP.maxReasonBytes) } : r;
+  return 'reason' in r && r.reason !== undefined ? { ...r, reason: clipUtf8(r.reason, MCP.maxReasonBytes) } : r;
 }
 
 /** Validated projections by their inputs; only the step differs between repeats. */
@@ -77,7 +68,7 @@ function project(need: CompiledNeed, step: { ordinal: number; relation: Relation
     cache_hit: r.cacheHit,
     worker_spawned: r.workerSpawned,
     result_digest: r.resultDigest,
-    context: unsafe ? '' : cutBytes(r.context, MCP.maxContextChars),
+    context: unsafe ? '' : clipUtf8(r.context, MCP.maxContextBytes),
   };
   // The published output schema is the final gate: a result that does not
   // conform is a runtime failure, never a malformed answer.

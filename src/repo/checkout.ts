@@ -22,6 +22,7 @@ import { dirname, join, posix, sep } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import { REPO } from '../core/limits.js';
 import { digestGitDir, gitBlobId, registerBase, type BaseEntry, type Checkout, type CheckoutPurpose, type SkippedPath } from './checkout-base.js';
+import { processAlive } from '../core/process.js';
 import { git, gitBytes, RepoError } from './git.js';
 import { lstatBelow, normalizeRelativePath } from './paths.js';
 import { captureSnapshot, splitNul, type Snapshot } from './snapshot.js';
@@ -261,15 +262,6 @@ function ownerPid(runDir: string): number | null {
   }
 }
 
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes run directories left by processes that no longer exist; anything else is left alone. */
 export function sweepOrphanRuns(runsRoot: string): { removed: string[] } {
@@ -285,7 +277,7 @@ export function sweepOrphanRuns(runsRoot: string): { removed: string[] } {
     const runDir = join(runsRoot, name);
     if (!match || !lstatSync(runDir, { throwIfNoEntry: false })?.isDirectory()) continue;
     // The name carries the pid too, covering a crash before owner.json was written.
-    if (isAlive(ownerPid(runDir) ?? Number(match[2]))) continue;
+    if (processAlive(ownerPid(runDir) ?? Number(match[2]))) continue;
     if (removeTree(runDir) === null) removed.push(runDir);
   }
   return { removed };

@@ -103,7 +103,7 @@ function quoteArg(a: string): string {
 }
 
 export function renderFrontierView(input: FrontierInput): FrontierView {
-  const budget = Math.min((input.tokenBudget ?? RESOLVER.defaultTokenBudget) * RESOLVER.bytesPerToken, MCP.maxContextChars);
+  const budget = Math.min((input.tokenBudget ?? RESOLVER.defaultTokenBudget) * RESOLVER.bytesPerToken, MCP.maxContextBytes);
   const head = [
     `[${OPEN} route=${input.route} subject=${input.subject.kind}:${defang(input.subject.name).replace(/\s+/g, '_')} resolution=${input.resolution}]`,
     `satisfied: ${input.satisfied.join(', ') || 'none'}   missing: ${input.missing.join(', ') || 'none'}`,

@@ -17,7 +17,8 @@ import type { ResolveOptions } from '../core/resolution.js';
 import { stableStringify } from '../core/schema.js';
 import type { CoveredEvidence, Usage, Worker, WorkerOutput } from '../core/worker.js';
 import type { Db } from '../store/db.js';
-import { recordRejection, recordWorkerRun } from '../store/evidence/accounting.js';
+import { recordRejection } from '../store/evidence/accounting.js';
+import { recordWorkerRun } from '../store/worker-runs.js';
 import { storeCertified } from '../store/evidence/certificates.js';
 import { storeNegative, type NegativeOutcomeBody, type NegativeRow, type NegativeVerdict } from '../store/evidence/negatives.js';
 import { certify, type CertifiedArtifact } from '../validate/certificate.js';
@@ -26,6 +27,7 @@ import { citedByProposals, validateProposal, type ValidatedProposal } from '../v
 import { priceMicroUsd } from '../workers/runs-store.js';
 import { planFromCache, type CacheContext, type CachePlan } from './cache-plan.js';
 import { basisOf, draftNegative, findNegative } from './negative.js';
+import { clipUtf8 } from '../core/text.js';
 
 export interface LadderInput {
   readonly db: Db;
@@ -68,15 +70,14 @@ export interface LadderOutcome {
 }
 
 /**
- * Price of a run in USD from the profile's table, by the same rule as the
+ * Price of a run in micro-USD from the profile's table, by the same rule as the
  * model-worker run records (a needed rate that is unknown makes the price
  * unknown, null); a worker without a model, i.e. the static worker, is free.
  */
 export function priceOf(profile: RoleProfile, worker: Worker, usage: Usage | null): number | null {
   if (!worker.countsAgainstLimit && (usage === null || usage.model === null)) return 0;
   if (usage === null || usage.model === null) return null;
-  const micro = priceMicroUsd(profile.pricing, usage.model, usage);
-  return micro === null ? null : micro / 1_000_000;
+  return priceMicroUsd(profile.pricing, usage.model, usage);
 }
 
 /** Usage a worker attached to the error it threw (see CodexWorkerError.usage), if any. */
@@ -84,10 +85,11 @@ function spentBy(e: unknown): Usage | null {
   if (!(e instanceof Error) || !('usage' in e)) return null;
   const u = (e as { usage: unknown }).usage;
   if (typeof u !== 'object' || u === null) return null;
-  const { model, inputTokens, cachedInputTokens, outputTokens } = u as Record<string, unknown>;
+  const { model, inputTokens, cachedInputTokens, outputTokens, recordedRunId } = u as Record<string, unknown>;
   const counts = [inputTokens, cachedInputTokens, outputTokens];
   if ((model !== null && typeof model !== 'string') || !counts.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return null;
-  return { model, inputTokens, cachedInputTokens, outputTokens } as Usage;
+  if (recordedRunId !== undefined && !Number.isSafeInteger(recordedRunId)) return null;
+  return { model, inputTokens, cachedInputTokens, outputTokens, ...(recordedRunId === undefined ? {} : { recordedRunId }) } as Usage;
 }
 
 function currentDigest(root: string, path: string): Digest | null {
@@ -114,7 +116,7 @@ function driftOf(root: string, output: WorkerOutput, cited: readonly Dependency[
 
 function coveredSummary(v: ValidatedProposal): CoveredEvidence {
   const text = stableStringify(v.payload);
-  return { predicate: v.predicate, summary: text.length > WORKER.maxCoveredEntryBytes ? `${text.slice(0, WORKER.maxCoveredEntryBytes - 1)}…` : text };
+  return { predicate: v.predicate, summary: clipUtf8(text, WORKER.maxCoveredEntryBytes, '…') };
 }
 
 interface NegativeRun {
@@ -268,7 +270,9 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
     if (worker.countsAgainstLimit) modelWorkersStarted++;
     const started = input.now();
     const deadline = started + EVIDENCE_STORE.workerDeadlineMs;
+    // A model worker already wrote its run (with its turns) to the one run table: refer to that row, never a second one.
     const record = (outcome: string, usage: Usage | null): number =>
+      usage?.recordedRunId ??
       recordWorkerRun(
         db,
         {
@@ -280,7 +284,8 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
           inputTokens: usage?.inputTokens ?? 0,
           cachedInputTokens: usage?.cachedInputTokens ?? 0,
           outputTokens: usage?.outputTokens ?? 0,
-          costUsd: priceOf(input.profile, worker, usage),
+          priceMicroUsd: priceOf(input.profile, worker, usage),
+          startedUnixMs: started,
           durationMs: Math.max(0, input.now() - started),
         },
         input.now(),

@@ -23,6 +23,7 @@ import type { DependencyRow } from '../store/evidence/certificates.js';
 import { loadNegatives, type NegativeOutcomeBody, type NegativeRow, type NegativeVerdict, type NewNegative } from '../store/evidence/negatives.js';
 import { validatorDefinition } from '../validate/certificate.js';
 import type { CacheContext, CachePlan } from './cache-plan.js';
+import { clipUtf8 } from '../core/text.js';
 
 /** The certified evidence a plan serves, as a worker would receive it (artifacts and claims, not certificates). */
 export function basisOf(plan: CachePlan): Digest {
@@ -85,7 +86,7 @@ export function findNegative(
   return null;
 }
 
-const clip = (s: string): string => (s.length > EVIDENCE_STORE.maxReasonBytes ? `${s.slice(0, EVIDENCE_STORE.maxReasonBytes - 1)}…` : s);
+const clip = (s: string): string => clipUtf8(s, EVIDENCE_STORE.maxReasonBytes, '…');
 
 export interface NegativeDraft {
   readonly worker: string;

@@ -9,6 +9,7 @@ import { PREDICATES, type Predicate } from '../core/semantic.js';
 import type { CachePlan, ServedUnit } from './cache-plan.js';
 import type { ViewEntry } from './frontier-view.js';
 import type { LadderOutcome } from './ladder.js';
+import { clipUtf8 } from '../core/text.js';
 
 export interface Circumstances {
   readonly ladder: LadderOutcome | null;
@@ -35,7 +36,7 @@ const ordered = (set: Iterable<Predicate>): Predicate[] => {
 };
 
 function clip(reason: string): string {
-  return reason.length > EVIDENCE_STORE.maxReasonBytes ? `${reason.slice(0, EVIDENCE_STORE.maxReasonBytes - 1)}…` : reason;
+  return clipUtf8(reason, EVIDENCE_STORE.maxReasonBytes, '…');
 }
 
 /** A worker's own reason cut to its first two parts ("codex: codex turn timeout"), so no worker output is quoted. */

@@ -44,9 +44,18 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
   }
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
-  migrate(db, migrations);
+  // Migrations run with foreign keys off so that a table others reference can
+  // be rebuilt (SQLite's documented procedure; the pragma is a no-op inside a
+  // transaction, hence here); migrate() checks every reference before commit.
+  db.pragma('foreign_keys = OFF');
+  try {
+    migrate(db, migrations);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  db.pragma('foreign_keys = ON');
   return db;
 }
 
@@ -69,6 +78,7 @@ function migrate(db: Db, migrations: readonly Migration[]): void {
     for (const id of applied.keys())
       if (!known.has(id))
         throw new StoreError(`database has migration ${id} that this version of needle does not know; use a newer needle`);
+    let appliedAny = false;
     const insert = db.prepare('INSERT INTO schema_migrations (id, name, checksum, applied_unix_ms) VALUES (?, ?, ?, ?)');
     for (const m of [...migrations].sort((a, b) => a.id - b.id)) {
       const checksum = blake3(m.sql);
@@ -82,6 +92,11 @@ function migrate(db: Db, migrations: readonly Migration[]): void {
       }
       db.exec(m.sql);
       insert.run(m.id, m.name, checksum, Date.now());
+      appliedAny = true;
     }
+    if (!appliedAny) return;
+    const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[];
+    if (broken.length > 0)
+      throw new StoreError(`migration left ${broken.length} broken reference(s), e.g. ${broken[0]!.table} → ${broken[0]!.parent}; nothing was applied`);
   }).immediate();
 }

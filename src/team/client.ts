@@ -293,7 +293,7 @@ export class TeamCache {
     const run =
       cert.workerRunId === null
         ? undefined
-        : (db.prepare('SELECT model, input_tokens AS input, output_tokens AS output, cost_usd FROM evidence_worker_runs WHERE id = ?').get(cert.workerRunId) as
+        : (db.prepare('SELECT model, input_tokens AS input, output_tokens AS output, price_microusd / 1000000.0 AS cost_usd FROM worker_runs WHERE id = ?').get(cert.workerRunId) as
             | { model: string | null; input: number; output: number; cost_usd: number | null }
             | undefined);
     if (run?.model && this.o.publishModelResults === false) return false;

@@ -4,7 +4,7 @@
 import { FLOW_ROLES, type RuntimeFlow } from '../core/contracts.js';
 import type { Subject } from '../core/need.js';
 import { identifierSpellings } from '../core/semantic.js';
-import { isTestPath } from '../evidence/context.js';
+import { isTestPath } from '../core/test-code.js';
 import { checkLocation, containsTerm, rangeText, subjectTerms } from './location.js';
 import type { SnapshotReader } from './snapshot-reader.js';
 

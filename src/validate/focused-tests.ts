@@ -3,17 +3,17 @@
 // test has something to do with the subject.
 import type { FocusedTests } from '../core/contracts.js';
 import type { Subject } from '../core/need.js';
-import { isTestPath } from '../evidence/context.js';
+import { isTestPath } from '../core/test-code.js';
 import { checkLocation, containsTerm, lastSegment, rangeText, subjectTerms } from './location.js';
 import { checkRunnerTarget } from './runner-targets.js';
 import { clip, type SnapshotReader } from './snapshot-reader.js';
 import { checkArgv } from './test-command.js';
+import { escapeRegExp } from '../core/text.js';
 
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The construct that defines a test of this runner named `name`. */
 function definitionPattern(runner: FocusedTests['runner'], name: string): RegExp | null {
-  const n = escapeRe(name);
+  const n = escapeRegExp(name);
   switch (runner) {
     case 'cargo':
       // `rgtest!(name, |dir, cmd| …)`: a `*test!` macro stamping out a #[test] fn named by its first token.

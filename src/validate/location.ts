@@ -6,7 +6,7 @@ import type { Location } from '../core/contracts.js';
 import { EVIDENCE } from '../core/limits.js';
 import type { Subject } from '../core/need.js';
 import { identifierSpellings } from '../core/semantic.js';
-import { isTestPath } from '../evidence/context.js';
+import { isTestPath } from '../core/test-code.js';
 import { clip, type SnapshotFile, type SnapshotReader } from './snapshot-reader.js';
 
 const WORD = /^[A-Za-z0-9_]+$/;

@@ -7,6 +7,7 @@ import { blake3, type Digest } from '../core/digest.js';
 import { EVIDENCE_STORE } from '../core/limits.js';
 import { git } from '../repo/git.js';
 import { normalizeRelativePath, resolveInside } from '../repo/paths.js';
+import { absentOrThrow } from '../repo/unreadable.js';
 
 export interface SnapshotFile {
   readonly path: string;
@@ -87,8 +88,8 @@ export class SnapshotReader {
     if (unsafePathReason(path) !== null) return false;
     try {
       return lstatSync(`${this.root}/${path}`).isDirectory();
-    } catch {
-      return false;
+    } catch (e) {
+      return absentOrThrow(e, path) ?? false;
     }
   }
 
@@ -114,10 +115,14 @@ export class SnapshotReader {
     if (abs === null) return `not a regular file inside the repository: ${clip(path)}`;
     let bytes: Buffer;
     try {
-      if (lstatSync(`${this.root}/${path}`).isSymbolicLink()) return `symbolic link: ${clip(path)}`;
+      const st = lstatSync(`${this.root}/${path}`);
+      if (st.isSymbolicLink()) return `symbolic link: ${clip(path)}`;
+      if (!st.isFile()) return `not a regular file inside the repository: ${clip(path)}`;
       bytes = readFileSync(abs);
-    } catch {
-      return `unreadable: ${clip(path)}`;
+    } catch (e) {
+      // Gone since it was listed: not a file of the snapshot. Anything else is an error, never absence.
+      absentOrThrow(e, path);
+      return `not a file of the snapshot (missing): ${clip(path)}`;
     }
     if (bytes.length > EVIDENCE_STORE.maxValidatedFileBytes) return `file too large to certify: ${clip(path)}`;
     if (bytes.includes(0)) return `binary file: ${clip(path)}`;

@@ -4,6 +4,7 @@
 import type { FocusedTests, TestRunner } from '../core/contracts.js';
 import { lastSegment } from './location.js';
 import { clip } from './snapshot-reader.js';
+import { escapeRegExp } from '../core/text.js';
 
 const SHELL_SYNTAX = /[|;&<>`\n\r\0]|\$\(/;
 
@@ -49,7 +50,7 @@ export function identifierNeedles(plan: Pick<FocusedTests, 'runner' | 'identifie
   if (plan.runner === 'go') return [id, id.split('/')[0]!];
   // vitest -t, jest -t, mocha --grep and node --test-name-pattern take a regular
   // expression, so a title with `.` or `(` is named in its escaped form.
-  return [id, id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')];
+  return [id, escapeRegExp(id)];
 }
 
 /** Reasons the argv is not canonical; empty when it is. */

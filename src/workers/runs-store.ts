@@ -1,40 +1,18 @@
-// Rows of model-worker runs (SPEC §10.9): usage, duration, price and cleanup
-// of every run, and the turns it took. Workers hand a finished record to the
+// Model-worker runs (SPEC §10.9): usage, duration, price and cleanup of every
+// run, and the turns it took, kept in the one table of worker runs
+// (store/worker-runs.ts writes it). Workers hand a finished record to the
 // store; nothing here decides anything.
 import type { Db } from '../store/db.js';
 import type { RoleProfile } from '../core/profile.js';
+import { recordWorkerRun, type AttemptRecord, type ModelRunDetail, type NewWorkerRun, type WorkerRunRecord } from '../store/worker-runs.js';
+
+export type { AttemptRecord } from '../store/worker-runs.js';
 
 export type RunOutcome = 'proposed' | 'unresolved' | 'invalid' | 'failed' | 'timeout' | 'cancelled' | 'unsupported';
 
-export interface AttemptRecord {
-  readonly kind: 'initial' | 'repair';
-  readonly status: string;
-  readonly outputValid: boolean;
-  readonly error: string | null;
-  readonly approvalsAccepted: number;
-  readonly approvalsDeclined: number;
-}
-
-export interface RunRecord {
-  readonly runId: string;
-  readonly worker: string;
-  readonly model: string | null;
-  readonly needId: string | null;
-  readonly route: string | null;
-  readonly startedUnixMs: number;
-  readonly durationMs: number;
-  readonly inputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly outputTokens: number;
-  readonly priceMicroUsd: number | null;
+/** A finished model run as a worker hands it to the store: the common run fields and the model-run details. */
+export interface RunRecord extends Omit<NewWorkerRun, 'outcome' | 'detail'>, ModelRunDetail {
   readonly outcome: RunOutcome;
-  readonly reason: string | null;
-  readonly proposals: number;
-  readonly sandboxed: boolean;
-  readonly runDir: string | null;
-  readonly cleanupRemoved: boolean | null;
-  readonly cleanupError: string | null;
-  readonly attempts: readonly AttemptRecord[];
 }
 
 export type PricingTable = NonNullable<RoleProfile['pricing']>;
@@ -82,28 +60,18 @@ export interface RunTotals {
 export class RunsStore {
   constructor(private readonly db: Db) {}
 
-  record(run: RunRecord): void {
-    const insertRun = this.db.prepare(`INSERT INTO worker_runs (run_id, worker, model, need_id, route, started_unix_ms, duration_ms,
-      input_tokens, cached_input_tokens, output_tokens, price_microusd, outcome, reason, proposals, sandboxed, run_dir, cleanup_removed, cleanup_error)
-      VALUES (@runId, @worker, @model, @needId, @route, @startedUnixMs, @durationMs, @inputTokens, @cachedInputTokens, @outputTokens,
-      @priceMicroUsd, @outcome, @reason, @proposals, @sandboxed, @runDir, @cleanupRemoved, @cleanupError)`);
-    const insertAttempt = this.db.prepare(`INSERT INTO worker_attempts (run_id, ordinal, kind, status, output_valid, error, approvals_accepted, approvals_declined)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-    this.db.transaction(() => {
-      const { attempts: _attempts, ...row } = run;
-      insertRun.run({
-        ...row,
-        sandboxed: run.sandboxed ? 1 : 0,
-        cleanupRemoved: run.cleanupRemoved === null ? null : run.cleanupRemoved ? 1 : 0,
-      });
-      run.attempts.forEach((a, i) =>
-        insertAttempt.run(run.runId, i, a.kind, a.status, a.outputValid ? 1 : 0, a.error, a.approvalsAccepted, a.approvalsDeclined),
-      );
-    })();
+  /** Records the run in the one table of worker runs; returns its row id (what certificates and the ladder refer to). */
+  record(run: RunRecord): number {
+    const { runId, reason, proposals, sandboxed, runDir, cleanupRemoved, cleanupError, attempts, ...row } = run;
+    return recordWorkerRun(
+      this.db,
+      { ...row, detail: { runId, reason, proposals, sandboxed, runDir, cleanupRemoved, cleanupError, attempts } },
+      run.startedUnixMs + run.durationMs,
+    );
   }
 
   get(runId: string): RunRecord | null {
-    const row = this.db.prepare('SELECT * FROM worker_runs WHERE run_id = ?').get(runId) as Record<string, unknown> | undefined;
+    const row = this.db.prepare('SELECT * FROM worker_runs WHERE run_id = ?').get(runId) as WorkerRunRecord | undefined;
     if (!row) return null;
     const attempts = (this.db.prepare('SELECT * FROM worker_attempts WHERE run_id = ? ORDER BY ordinal').all(runId) as Record<string, unknown>[]).map(
       (a): AttemptRecord => ({
@@ -116,31 +84,31 @@ export class RunsStore {
       }),
     );
     return {
-      runId: row.run_id as string,
-      worker: row.worker as string,
-      model: row.model as string | null,
-      needId: row.need_id as string | null,
-      route: row.route as string | null,
-      startedUnixMs: row.started_unix_ms as number,
-      durationMs: row.duration_ms as number,
-      inputTokens: row.input_tokens as number,
-      cachedInputTokens: row.cached_input_tokens as number,
-      outputTokens: row.output_tokens as number,
-      priceMicroUsd: row.price_microusd as number | null,
+      runId,
+      worker: row.worker,
+      model: row.model,
+      needId: row.need_id,
+      route: row.route,
+      startedUnixMs: row.started_unix_ms,
+      durationMs: row.duration_ms,
+      inputTokens: row.input_tokens,
+      cachedInputTokens: row.cached_input_tokens,
+      outputTokens: row.output_tokens,
+      priceMicroUsd: row.price_microusd,
       outcome: row.outcome as RunOutcome,
-      reason: row.reason as string | null,
-      proposals: row.proposals as number,
+      reason: row.reason,
+      proposals: row.proposals ?? 0,
       sandboxed: row.sandboxed === 1,
-      runDir: row.run_dir as string | null,
+      runDir: row.run_dir,
       cleanupRemoved: row.cleanup_removed === null ? null : row.cleanup_removed === 1,
-      cleanupError: row.cleanup_error as string | null,
+      cleanupError: row.cleanup_error,
       attempts,
     };
   }
 
   /** The latest runs, newest first. */
   recent(limit: number): RunRecord[] {
-    const ids = this.db.prepare('SELECT run_id FROM worker_runs ORDER BY started_unix_ms DESC, rowid DESC LIMIT ?').all(limit) as { run_id: string }[];
+    const ids = this.db.prepare('SELECT run_id FROM worker_runs WHERE run_id IS NOT NULL ORDER BY started_unix_ms DESC, id DESC LIMIT ?').all(limit) as { run_id: string }[];
     return ids.map((r) => this.get(r.run_id)!);
   }
 
@@ -149,7 +117,7 @@ export class RunsStore {
     return (this.db.prepare(`SELECT worker, model, COUNT(*) AS runs, SUM(input_tokens) AS input, SUM(cached_input_tokens) AS cached,
         SUM(output_tokens) AS output, SUM(duration_ms) AS duration, COALESCE(SUM(price_microusd), 0) AS price,
         SUM(price_microusd IS NULL) AS unpriced
-      FROM worker_runs GROUP BY worker, model ORDER BY worker, model`).all() as Record<string, number | string | null>[]).map((r) => ({
+      FROM worker_runs WHERE run_id IS NOT NULL GROUP BY worker, model ORDER BY worker, model`).all() as Record<string, number | string | null>[]).map((r) => ({
       worker: r.worker as string,
       model: r.model as string | null,
       runs: r.runs as number,

@@ -1,6 +1,8 @@
 // The identity of the embedded static analyzer, under which what it could not
 // satisfy is certified as a negative outcome (SPEC §16a): a digest of its code
-// as loaded — every module of `evidence/`, compiled or not — and of the
+// as loaded — every module of `evidence/` and of `core/` (which holds
+// definitions the analyzer follows, e.g. what test code is), compiled or
+// not — and of the
 // tree-sitter grammar package's version. Another analyzer build has another
 // identity, so nothing an older analyzer could not do is held against a newer
 // one. Computed once per process.
@@ -26,8 +28,9 @@ let cached: Digest | null | undefined;
 export function staticAnalyzerDefinition(): Digest | null {
   if (cached !== undefined) return cached;
   try {
-    const dir = fileURLToPath(new URL('../evidence/', import.meta.url));
-    const files = codeFiles(dir)
+    const dir = fileURLToPath(new URL('../', import.meta.url));
+    const files = ['evidence', 'core']
+      .flatMap((d) => codeFiles(join(dir, d)))
       .map((f) => relative(dir, f).split('\\').join('/'))
       .sort();
     const require = createRequire(import.meta.url);

@@ -9,8 +9,7 @@ import { prepareChange } from '../../src/changes/prepare.js';
 import { verifyChange } from '../../src/changes/verify.js';
 import { applyChange } from '../../src/changes/apply.js';
 import { currentChangeDigest, loadChange } from '../../src/changes/store.js';
-import { ChangeError } from '../../src/changes/model.js';
-import { ARGS, deps, FIXED_ADD, makeEnv, profile, script, signal, verdictVerifier, type Env } from './fixture.js';
+import { ARGS, deps, FIXED_ADD, makeEnv, profile, refusal, script, signal, verdictVerifier, type Env } from './fixture.js';
 
 let env: Env;
 let other: Env | null = null;
@@ -30,15 +29,6 @@ async function verifiedChange(created: string): Promise<{ id: string; digest: st
   return { id, digest: currentChangeDigest(env.db, loadChange(env.db, id)!) };
 }
 
-function refusal(f: () => unknown): ChangeError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ChangeError);
-    return e as ChangeError;
-  }
-  throw new Error('expected a refusal');
-}
 
 const untouched = () => expect(readFileSync(join(env.root, 'src/add.mjs'), 'utf8')).toContain('a - b');
 

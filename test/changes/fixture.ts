@@ -8,6 +8,8 @@ import { openDb, type Db } from '../../src/store/db.js';
 import type { ChangeDeps } from '../../src/changes/deps.js';
 import { detectSandbox, type SandboxInfo } from '../../src/workers/sandbox.js';
 import { git } from '../support/git.js';
+import { expect } from 'vitest';
+import { ChangeError } from '../../src/changes/model.js';
 
 export const CRITERIA = ['add() returns the sum', 'a test covers add()'];
 
@@ -108,3 +110,14 @@ export const ARGS = {
 };
 
 export const signal = () => new AbortController().signal;
+
+/** The ChangeError `f` throws (failing the test when it throws anything else or nothing). */
+export function refusal(f: () => unknown): ChangeError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ChangeError);
+    return e as ChangeError;
+  }
+  throw new Error('expected a refusal');
+}

@@ -9,6 +9,7 @@ import { currentChangeDigest, loadChange, loadPatch } from '../../src/changes/st
 import { prepareChangeResultSchema, verifyChangeResultSchema } from '../../src/changes/model.js';
 import { changeCommand } from '../../src/cli/commands/change.js';
 import { git } from '../support/git.js';
+import { crashMidApply } from './crash-apply.js';
 import { ARGS, deps, FIXED_ADD, goodImplementer, makeEnv, profile, signal, verdictVerifier, type Env } from './fixture.js';
 
 let env: Env;
@@ -95,20 +96,11 @@ describe('prepare → verify → apply', () => {
     const d = deps(env, profile(goodImplementer(env), verdictVerifier(env, 'verified')));
     const { change_id: id } = await prepareChange(d, ARGS, signal());
     await verifyChange(d, { change_id: id }, signal());
-    const change = loadChange(env.db, id)!;
     const patch = loadPatch(env.db, id, 1)!;
-    // Simulate a crash between the first write and completion: the journal
-    // row exists and the worktree holds the patched bytes.
-    env.db.prepare(`UPDATE change_requests SET state = 'applying' WHERE change_id = ?`).run(id);
-    const applyId = 'b3:' + 'a'.repeat(64);
-    env.db
-      .prepare(`INSERT INTO change_applies (apply_id, change_id, revision, patch_id, repository_root, pre_source_digest, status, created_dirs_json, created_unix_ms)
-                VALUES (?, ?, 1, ?, ?, ?, 'applying', '[]', ?)`)
-      .run(applyId, id, patch.patchId, change.repositoryRoot, change.base, Date.now());
-    env.db
-      .prepare(`INSERT INTO change_apply_journal (apply_id, ordinal, path, operation, before_blob, before_mode, after_digest) VALUES (?, 0, ?, 'update', ?, 420, ?)`)
-      .run(applyId, 'src/add.mjs', patch.files[0]!.before, patch.files[0]!.afterDigest);
-    writeFileSync(join(env.root, 'src/add.mjs'), FIXED_ADD);
+    // A real apply killed after its journal was committed, while writing its first file.
+    crashMidApply(join(env.dataDir, 'needle.sqlite3'), env.root, id, currentChangeDigest(env.db, loadChange(env.db, id)!), 0);
+    expect(loadChange(env.db, id)!.state).toBe('applying');
+    expect(readFileSync(join(env.root, 'src/add.mjs'), 'utf8')).toBe(FIXED_ADD.slice(0, Math.floor(Buffer.byteLength(FIXED_ADD) / 2)));
 
     const recovered = recoverInterruptedApplies(env.db, env.root);
     expect(recovered).toMatchObject([{ change_id: id, status: 'rolled_back', problems: [] }]);

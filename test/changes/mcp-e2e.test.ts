@@ -3,14 +3,11 @@
 // processes (and the Codex App Server simulator) configured in a role
 // profile, and the built `needle change …` CLI for review and apply.
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv } from 'ajv';
 import type { RoleProfile } from '../../src/core/profile.js';
-import { applyId } from '../../src/changes/identity.js';
-import { loadChange, loadPatch } from '../../src/changes/store.js';
-import { openDb } from '../../src/store/db.js';
 import { detectSandbox } from '../../src/workers/sandbox.js';
 import { countRows, queryRows } from '../mcp/fixtures.js';
 import {
@@ -38,6 +35,7 @@ import {
   type World,
 } from './mcp-harness.js';
 import { git } from '../support/git.js';
+import { crashMidApply } from './crash-apply.js';
 
 const CHANGE_TABLES = ['change_requests', 'change_events', 'patch_artifacts', 'patch_files', 'change_attempts', 'change_verifications', 'change_applies'];
 
@@ -215,33 +213,11 @@ describe('change tools over MCP stdio', () => {
     await first.close();
     const before = worktree(w);
 
-    // Crash mid-apply, exactly as apply.ts leaves it: the journal committed
-    // before the first write, add.mjs rewritten, the new directory created
-    // and sum.mjs half-written, and no completion recorded.
-    const db = openDb(join(w.dataDir, 'needle.sqlite3'));
-    try {
-      const change = loadChange(db, id)!;
-      const patch = loadPatch(db, id, change.latestRevision)!;
-      const now = Date.now();
-      const apply = applyId(id, patch.patchId, change.base, now);
-      db.transaction(() => {
-        db.prepare(`UPDATE change_requests SET state = 'applying', updated_unix_ms = ? WHERE change_id = ?`).run(now, id);
-        db.prepare(
-          `INSERT INTO change_applies (apply_id, change_id, revision, patch_id, repository_root, pre_source_digest, status, created_dirs_json, created_unix_ms)
-           VALUES (?, ?, ?, ?, ?, ?, 'applying', ?, ?)`,
-        ).run(apply, id, patch.revision, patch.patchId, change.repositoryRoot, change.base, JSON.stringify(['src/lib']), now);
-        const journal = db.prepare(
-          `INSERT INTO change_apply_journal (apply_id, ordinal, path, operation, before_blob, before_mode, after_digest) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        );
-        patch.files.forEach((f, i) =>
-          journal.run(apply, i, f.path, f.operation, f.before, f.operation === 'create' ? null : lstatSync(join(w.repo, f.path)).mode & 0o7777, f.afterDigest),
-        );
-      }).immediate();
-    } finally {
-      db.close();
-    }
-    writeText(w, 'src/add.mjs', PATCHED['src/add.mjs']);
-    writeText(w, 'src/lib/sum.mjs', PATCHED['src/lib/sum.mjs'].slice(0, 20));
+    // A real apply killed mid-write: add.mjs rewritten, the new directory created and sum.mjs
+    // half-written; its journal rows are the ones applyChange committed before its first write.
+    crashMidApply(join(w.dataDir, 'needle.sqlite3'), w.repo, id, (await changeDigest(w, id)).digest, 1);
+    expect(readText(w, 'src/add.mjs')).toBe(PATCHED['src/add.mjs']);
+    expect(readText(w, 'src/lib/sum.mjs')).toBe(PATCHED['src/lib/sum.mjs'].slice(0, Math.floor(Buffer.byteLength(PATCHED['src/lib/sum.mjs']) / 2)));
     expect(worktree(w)).not.toEqual(before);
     expect((await changeDigest(w, id)).state).toBe('applying');
 

@@ -28,7 +28,7 @@ describe('needle runs', () => {
     expect(ctx.code, ctx.stderr).toBe(0);
 
     const { db } = openDataDir(dataDir);
-    const runId = (db.prepare('SELECT id FROM evidence_worker_runs ORDER BY id DESC LIMIT 1').get() as { id: number }).id;
+    const runId = (db.prepare('SELECT id FROM worker_runs ORDER BY id DESC LIMIT 1').get() as { id: number }).id;
     recordRejection(db, { needId: `b3:${'1'.repeat(64)}`, workerRunId: runId, predicate: 'runtime_flow', reasons: ['step 2 is outside the file'], payload: {} }, Date.now());
     new RunsStore(db).record({
       runId: 'run_000000000000000000000001',
@@ -58,13 +58,15 @@ describe('needle runs', () => {
 
     const text = needle(['runs'], dataDir);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/worker runs \(need resolutions\):\n.*static {2}\w+ {2}\d+ ms {2}\d+ tokens {2}locate\.implementation need b3:/);
+    expect(text.stdout).toMatch(/worker runs \(need resolutions\):\n(?:.*\n)*.*static {2}\w+ {2}\d+ ms {2}\d+ tokens {2}locate\.implementation need b3:/);
     expect(text.stdout).toContain('rejected runtime_flow: step 2 is outside the file');
     expect(text.stdout).toMatch(/codex \(gpt-test-mini\) {2}invalid {2}1234 ms {2}950 tokens {2}trace\.state-flow need b3:2222/);
     expect(text.stdout).toContain('2 turn(s), 1 repair(s); run directory removed; output violates the contract');
 
     const json = JSON.parse(needle(['runs', '--json'], dataDir).stdout) as { worker_runs: { worker: string; rejections: unknown[] }[]; model_runs: { attempts: { kind: string }[]; cleanupRemoved: boolean }[] };
-    expect(json.worker_runs[0]).toMatchObject({ worker: 'static', rejections: [{ predicate: 'runtime_flow', reasons: ['step 2 is outside the file'] }] });
+    // One table: the Codex evidence run is a run of a need resolution and a model run, one row listed in both views.
+    expect(json.worker_runs.map((r) => r.worker)).toEqual(['codex', 'static']);
+    expect(json.worker_runs[1]).toMatchObject({ worker: 'static', rejections: [{ predicate: 'runtime_flow', reasons: ['step 2 is outside the file'] }] });
     expect(json.model_runs[0]!.attempts.map((a) => a.kind)).toEqual(['initial', 'repair']);
     expect(json.model_runs[0]!.cleanupRemoved).toBe(true);
 

@@ -138,6 +138,6 @@ describe('need_context over MCP with the static worker', () => {
     expect(ra.structured.context).toContain('primary: src/config.ts:1-3 loadConfig');
     expect(rb.structured.context).toContain('primary: src/config.ts:1-3 loadConfig');
     expect([ra.structured.worker_spawned, rb.structured.worker_spawned].filter(Boolean)).toHaveLength(1);
-    expect(countRows(join(data, 'needle.sqlite3'), 'evidence_worker_runs')).toBe(1);
+    expect(countRows(join(data, 'needle.sqlite3'), 'worker_runs')).toBe(1);
   });
 });

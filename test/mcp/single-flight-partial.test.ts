@@ -82,7 +82,7 @@ describe('four servers asking the same incomplete need at once', () => {
       expect(queryRows(dbFile, 'SELECT COUNT(*) AS n FROM evidence_flights')).toEqual([{ n: 1 }]);
       writeFileSync(gate, '');
       const answers = await asked;
-      const runs = queryRows<{ worker: string }>(dbFile, 'SELECT worker FROM evidence_worker_runs');
+      const runs = queryRows<{ worker: string }>(dbFile, 'SELECT worker FROM worker_runs');
       expect(runs).toEqual([{ worker: 'static' }]);
       // The waiters did not take the lease again after it was released either.
       expect(leads).toBe(1);

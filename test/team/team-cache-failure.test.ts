@@ -267,8 +267,8 @@ describe.skipIf(unavailable !== null)('what a shared model-worker answer saves',
     const first = await pub.engine.resolve(needOf(a), opts());
     expect(first.workerSpawned).toBe(true);
     await pub.team.close();
-    const spent = pub.db.prepare('SELECT input_tokens + output_tokens AS tokens, cost_usd FROM evidence_worker_runs').get() as { tokens: number; cost_usd: number };
-    expect(spent).toEqual({ tokens: 1100, cost_usd: 0.002025 });
+    const spent = pub.db.prepare('SELECT input_tokens + output_tokens AS tokens, price_microusd FROM worker_runs').get() as { tokens: number; price_microusd: number };
+    expect(spent).toEqual({ tokens: 1100, price_microusd: 2025 });
 
     for (const c of [world.clone(), world.clone(), world.clone()]) {
       const s = session(c, true);

@@ -86,7 +86,7 @@ interface StepRow {
 }
 
 const steps = (db: Db): StepRow[] => db.prepare('SELECT status, resolution_kind, satisfied FROM need_steps ORDER BY id').all() as StepRow[];
-const workerRuns = (db: Db): number => (db.prepare('SELECT count(*) AS n FROM evidence_worker_runs').get() as { n: number }).n;
+const workerRuns = (db: Db): number => (db.prepare('SELECT count(*) AS n FROM worker_runs').get() as { n: number }).n;
 
 describe.skipIf(unavailable !== null)('needle hook stop with the team cache on a real PostgreSQL server', () => {
   let a: Clone;

@@ -65,7 +65,7 @@ describe.skipIf(unavailable !== null)('team cache on a real PostgreSQL server', 
     expect(rb.context).toBe(ra.context.replace('resolution=miss', 'resolution=exact_hit'));
     const db = w.db(b);
     expect(db.prepare('SELECT origin, publisher FROM team_imports').all()).toEqual([{ origin: w.server.url, publisher: published[0]!.publisher }]);
-    expect(db.prepare('SELECT count(*) AS n FROM evidence_worker_runs').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM worker_runs').get()).toEqual({ n: 0 });
     db.close();
     const stats = JSON.parse((await w.run(statsCommand, ['--team', '--json'], b)).out);
     expect(stats).toMatchObject({ teamHits: 1, imported: 1, rejected: 0 });

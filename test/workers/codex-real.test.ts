@@ -165,7 +165,7 @@ describe.skipIf(!CODEX)('codex worker with the real codex binary (offline, mock 
     expect(out.outcome).toEqual({ kind: 'proposed' });
     expect(out.proposals).toEqual([{ predicate: 'implementation_location', payload: IMPLEMENTATION }]);
     expect(outputContract(['implementation_location']).schema.parse({ implementation_location: out.proposals[0]!.payload })).toBeTruthy();
-    expect(out.usage).toEqual({ model: 'gpt-mock-mini', inputTokens: 2700, cachedInputTokens: 1000, outputTokens: 120 });
+    expect(out.usage).toEqual({ model: 'gpt-mock-mini', inputTokens: 2700, cachedInputTokens: 1000, outputTokens: 120, recordedRunId: 1 });
 
     // The model API saw our strict contract and the key meant for it.
     const calls = recorded.filter((r) => r.path === 'POST /v1/responses');

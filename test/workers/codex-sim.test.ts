@@ -74,7 +74,8 @@ describe('codex worker against the App Server simulator', () => {
 
     expect(out.outcome).toEqual({ kind: 'proposed' });
     expect(out.proposals).toEqual([{ predicate: 'implementation_location', payload: IMPLEMENTATION }]);
-    expect(out.usage).toEqual({ model: 'gpt-sim-mini', inputTokens: 1000, cachedInputTokens: 200, outputTokens: 100 });
+    // The run is already a row of the one run table; the usage names it so the ladder does not record it twice.
+    expect(out.usage).toEqual({ model: 'gpt-sim-mini', inputTokens: 1000, cachedInputTokens: 200, outputTokens: 100, recordedRunId: 1 });
     expect(out.observed.map((o) => o.path)).toEqual(['src/flags.ts']);
     expect(out.observationComplete).toBe(false);
     expect(inp.progress).toContain('model turn started');

@@ -59,13 +59,13 @@ export interface EvidenceRunRow {
   input_tokens: number;
   cached_input_tokens: number;
   output_tokens: number;
-  cost_usd: number | null;
+  price_microusd: number | null;
   duration_ms: number;
 }
 
-/** The ladder's accounting rows, oldest first. */
+/** The rows of the one worker-run table, oldest first. */
 export function evidenceRuns(db: Db): EvidenceRunRow[] {
   return db
-    .prepare('SELECT id, worker, model, outcome, input_tokens, cached_input_tokens, output_tokens, cost_usd, duration_ms FROM evidence_worker_runs ORDER BY id')
+    .prepare('SELECT id, worker, model, outcome, input_tokens, cached_input_tokens, output_tokens, price_microusd, duration_ms FROM worker_runs ORDER BY id')
     .all() as EvidenceRunRow[];
 }

@@ -99,8 +99,10 @@ describe('ladder [static, codex] with the simulator', () => {
       ['codex', 'gpt-sim-mini', 'proposed'],
     ]);
     // 2000 uncached × $1 + 1000 cached × $0.1 + 200 output × $4 per Mtok
-    expect(runs[1]).toMatchObject({ input_tokens: 3000, cached_input_tokens: 1000, output_tokens: 200, cost_usd: 0.0029 });
+    expect(runs[1]).toMatchObject({ input_tokens: 3000, cached_input_tokens: 1000, output_tokens: 200, price_microusd: 2900 });
     const record = new RunsStore(db).recent(1)[0]!;
+    // One table: the Codex run is the ladder's row itself (with its turns), not a second row elsewhere.
+    expect(db.prepare('SELECT run_id FROM worker_runs ORDER BY id').all()).toEqual([{ run_id: null }, { run_id: record.runId }]);
     expect(record).toMatchObject({ worker: 'codex', model: 'gpt-sim-mini', route: 'trace.state-flow', inputTokens: 3000, cachedInputTokens: 1000, outputTokens: 200, priceMicroUsd: 2900, outcome: 'proposed', cleanupRemoved: true });
     expect(record.durationMs).toBeGreaterThan(0);
     const rows = stats(db).filter((r) => r.route === 'trace.state-flow');
@@ -118,7 +120,7 @@ describe('ladder [static, codex] with the simulator', () => {
     const hit = await engine.resolve(need(repo, 'trace.state-flow', DRY), options());
     expect(hit.workerSpawned).toBe(false);
 
-    expect(evidenceRuns(db).at(-1)).toMatchObject({ model: 'gpt-sim-mini', input_tokens: 3000, cost_usd: null });
+    expect(evidenceRuns(db).at(-1)).toMatchObject({ model: 'gpt-sim-mini', input_tokens: 3000, price_microusd: null });
     expect(new RunsStore(db).recent(1)[0]).toMatchObject({ priceMicroUsd: null });
     expect(stats(db).find((r) => r.route === 'trace.state-flow' && r.model === 'gpt-sim-mini')).toMatchObject({
       workerRuns: 1,
@@ -176,7 +178,7 @@ describe('ladder [static, codex] with the simulator', () => {
     expect(afterwards.context).not.toContain('src/deploy.ts');
     // What the cancelled run spent is still accounted: 800 input × $1 + 40 output × $4 per Mtok.
     expect(new RunsStore(db).recent(1)[0]).toMatchObject({ outcome: 'cancelled', cleanupRemoved: true, inputTokens: 800, priceMicroUsd: 960 });
-    expect(evidenceRuns(db).at(-1)).toMatchObject({ worker: 'codex', model: 'gpt-sim-mini', outcome: 'cancelled', input_tokens: 800, output_tokens: 40, cost_usd: 0.00096 });
+    expect(evidenceRuns(db).at(-1)).toMatchObject({ worker: 'codex', model: 'gpt-sim-mini', outcome: 'cancelled', input_tokens: 800, output_tokens: 40, price_microusd: 960 });
     expect(stats(db).find((r) => r.route === 'locate.implementation' && r.model === 'gpt-sim-mini')).toMatchObject({ workerRuns: 1, tokensSpent: 840, costSpentUsd: 0.00096 });
   });
 
@@ -196,7 +198,7 @@ describe('ladder [static, codex] with the simulator', () => {
     expect(result.context).not.toContain('flow (default)');
     expect(await treeGone(sim.log)).toBe(true);
     expect(certifiedPredicates(db, '--dry-run')).toEqual(['focused_tests', 'implementation_location']);
-    expect(evidenceRuns(db).at(-1)).toMatchObject({ worker: 'codex', model: 'gpt-sim-mini', outcome: 'unresolved' });
+    expect(evidenceRuns(db).at(-1)).toMatchObject({ worker: 'codex', model: 'gpt-sim-mini', outcome: 'timeout' });
     expect(new RunsStore(db).recent(1)[0]).toMatchObject({ outcome: 'timeout', reason: 'codex turn timeout: turn deadline passed' });
   });
 });

@@ -1,7 +1,8 @@
 // Where the carrier occurs in non-test source: git grep narrows the files, the
 // file's own text (read through the context, so it is in the observation
 // trace) gives exact columns, and the syntax tree gives the token there.
-import { isTestPath, type AnalysisContext, type ParsedFile } from '../context.js';
+import { type AnalysisContext, type ParsedFile } from '../context.js';
+import { isTestPath } from '../../core/test-code.js';
 import { languageForPath, type SyntaxNode } from '../parse/treesitter.js';
 import type { Spellings } from './spellings.js';
 import { lineStarts } from './syntax.js';

@@ -2,8 +2,8 @@
 // as dry_run / DryRun / dryRun / DRY_RUN in identifiers and as `dry-run` inside
 // option literals; a symbol shows up only as itself.
 import { identifierSpellings, type SubjectKind } from '../../core/semantic.js';
+import { escapeRegExp } from '../../core/text.js';
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export interface Subject {
   readonly kind: SubjectKind;
@@ -29,7 +29,7 @@ export class Spellings {
     const alternatives = identifiers.map(escape).join('|');
     this.word = new RegExp(`(?<![A-Za-z0-9_$])(?:${alternatives})(?![A-Za-z0-9_$])`, 'g');
     // A whole option spec as commander or clap's builder writes it: `-n, --dry-run`, `--dry-run <when>`, `--[no-]dry-run`.
-    this.optionList = dashed ? new RegExp(`^(-\\w,?\\s*)?--(\\[no-\\]|no-)?${escape(dashed)}(\\s*[<\\[].*)?$`) : null;
+    this.optionList = dashed ? new RegExp(`^(-\\w,?\\s*)?--(\\[no-\\]|no-)?${escapeRegExp(dashed)}(\\s*[<\\[].*)?$`) : null;
     const forms = dashed ? [...identifiers, dashed] : [...identifiers];
     this.literals = new Set(forms.flatMap((f) => [f, `-${f}`, `--${f}`]));
   }
@@ -49,7 +49,7 @@ export class Spellings {
     const out: Position[] = [];
     for (const m of line.matchAll(this.word)) out.push({ column: m.index, length: m[0].length });
     if (this.dashed) {
-      const dashedRe = new RegExp(`(?<![A-Za-z0-9_])${escape(this.dashed)}(?![A-Za-z0-9_-])`, 'g');
+      const dashedRe = new RegExp(`(?<![A-Za-z0-9_])${escapeRegExp(this.dashed)}(?![A-Za-z0-9_-])`, 'g');
       for (const m of line.matchAll(dashedRe)) out.push({ column: m.index, length: m[0].length });
     }
     return out.sort((a, b) => a.column - b.column);
@@ -63,7 +63,7 @@ export class Spellings {
 
   /** `{dry_run}` or `${dryRun}` inside a string: a read hidden in a format string. */
   isInterpolated(stringText: string): boolean {
-    return this.identifiers.some((s) => new RegExp(`\\{[^{}]*(?<![A-Za-z0-9_$])${escape(s)}(?![A-Za-z0-9_$])[^{}]*\\}`).test(stringText));
+    return this.identifiers.some((s) => new RegExp(`\\{[^{}]*(?<![A-Za-z0-9_$])${escapeRegExp(s)}(?![A-Za-z0-9_$])[^{}]*\\}`).test(stringText));
   }
 }
 

@@ -14,6 +14,8 @@ import { Classifier, type Hop, type Verdict } from './classify.js';
 import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
 import { Spellings, subjectSpellings, type Subject } from './spellings.js';
 import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './syntax.js';
+import { escapeRegExp } from '../../core/text.js';
+import { isPeripheralPath } from '../peripheral.js';
 
 export type FlowResult =
   /** `carriers`: the names the value was followed into (renamed locals, fields, package variables). */
@@ -106,7 +108,7 @@ function anchorSymbols(ctx: AnalysisContext, flow: RuntimeFlow): RuntimeFlow {
     if (symbol === null) return step;
     const last = symbol.split(/::|[.#/]/).filter(Boolean).pop() ?? symbol;
     const lines = (ctx.read(path) ?? '').split('\n').slice(start_line - 1, end_line).join('\n');
-    const word = new RegExp(`(^|[^A-Za-z0-9_])${last.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z0-9_])`);
+    const word = new RegExp(`(^|[^A-Za-z0-9_])${escapeRegExp(last)}($|[^A-Za-z0-9_])`);
     if (word.test(lines)) return step;
     const description = step.description.includes(`\`${last}\``) ? step.description : `${step.description} (in \`${last}\`)`;
     return {
@@ -436,8 +438,6 @@ function statementOf(n: SyntaxNode): SyntaxNode {
   return lines <= EVIDENCE.maxLocationLines || !cur.parent ? cur : n;
 }
 
-// Demo and tooling code uses the value too, but it is not the product's path.
-const PERIPHERAL = /^(examples?|samples?|demos?|scripts|tools|benchmarks?|bench|docs?)\//;
 
 /**
  * Role order; within a role the primary declaration leads (the flow starts where
@@ -445,7 +445,8 @@ const PERIPHERAL = /^(examples?|samples?|demos?|scripts|tools|benchmarks?|bench|
  */
 function flowOrder(primary: Location | null): (a: Draft, b: Draft) => number {
   const isPrimary = (d: Draft) => (primary !== null && overlaps(d, primary) ? 0 : 1);
-  const peripheral = (d: Draft) => (PERIPHERAL.test(d.path) ? 1 : 0);
+  // Demo and tooling code uses the value too, but it is not the product's path.
+  const peripheral = (d: Draft) => (isPeripheralPath(d.path) ? 1 : 0);
   return (a, b) =>
     FLOW_ROLES.indexOf(a.role) - FLOW_ROLES.indexOf(b.role) ||
     isPrimary(a) - isPrimary(b) ||

@@ -6,6 +6,7 @@ import type { AnalysisContext } from '../context.js';
 import { cargoTargetFor, parseCargoManifest } from './cargo.js';
 import type { TestCase } from './discover.js';
 import { cwdOf, joinPath, projectDirs, relativeTo } from './paths.js';
+import { escapeRegExp } from '../../core/text.js';
 
 export interface TestCommand {
   readonly runner: TestRunner;
@@ -75,7 +76,6 @@ function asRecord(v: unknown): Record<string, unknown> {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function jsCommand(ctx: AnalysisContext, test: TestCase): CommandResult {
   const dirs = projectDirs(ctx, test.path, 'package.json');
@@ -93,13 +93,13 @@ function jsCommand(ctx: AnalysisContext, test: TestCase): CommandResult {
   if (!found && /['"]node:test['"]/.test(testText)) found = { dir: dirs[0]!, runner: 'node' };
   if (!found) return unresolved(`no vitest, jest, mocha or node --test setup found in package.json above ${test.path}`);
   const file = relativeTo(found.dir, test.path);
-  const fullName = escapeRegex([...test.scopes, test.name].join(' '));
+  const fullName = escapeRegExp([...test.scopes, test.name].join(' '));
   const argv: Record<JsRunner, string[]> = {
     vitest: ['npx', 'vitest', 'run', file, '-t', fullName],
     jest: ['npx', 'jest', file, '-t', fullName],
     mocha: ['npx', 'mocha', file, '--grep', fullName],
     // node's runner filters each test by its own name.
-    node: ['node', '--test', '--test-name-pattern', escapeRegex(test.name), file],
+    node: ['node', '--test', '--test-name-pattern', escapeRegExp(test.name), file],
   };
   return {
     kind: 'command',

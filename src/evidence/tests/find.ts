@@ -6,12 +6,14 @@
 // and line so the answer is deterministic.
 import { focusedTestsSchema, type FocusedTests, type Location } from '../../core/contracts.js';
 import { TEST_FINDER } from '../../core/limits.js';
-import { isTestPath, type AnalysisContext } from '../context.js';
+import { type AnalysisContext } from '../context.js';
+import { isTestPath } from '../../core/test-code.js';
 import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';
 import { testsInFile, type TestCase } from './discover.js';
 import { behaviourFunction, callsFunction, declaredShorts, effectiveBody, expectsError, isEndToEnd, isIncidentalTitle, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
+import { escapeRegExp } from '../../core/text.js';
 
 export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'unresolved'; reason: string };
 
@@ -186,16 +188,15 @@ function siblingOrder(a: TestCase, b: TestCase): number {
 /** Passing the option outweighs carrying its name; together they beat either. */
 const specificity = (r: Ranked): number => Math.min(r.nameScore, 2) + (r.passesOption ? 3 : 0);
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * `"--crlf"`, `"--width=80"`, a word of a command line written as one string
  * (`"fd --hidden foo"`), or a declared short name standing as its own argument (`"-n"`).
  */
 function optionArgument(spellings: Spellings, shorts: readonly string[]): RegExp {
-  const name = escapeRe(spellings.dashed ?? spellings.identifiers[0]!);
+  const name = escapeRegExp(spellings.dashed ?? spellings.identifiers[0]!);
   const long = `(["'\`]|["'\`][^"'\`\n]*\\s)--${name}(=[^"'\`]*|\\s[^"'\`\n]*)?["'\`]`;
-  const short = shorts.length > 0 ? `|["'\`]-(${shorts.map(escapeRe).join('|')})["'\`]` : '';
+  const short = shorts.length > 0 ? `|["'\`]-(${shorts.map(escapeRegExp).join('|')})["'\`]` : '';
   return new RegExp(`${long}${short}`);
 }
 
@@ -213,7 +214,7 @@ function carrierUsage(spellings: Spellings, carrier: string | null, renamed: rea
   const names = [...spellings.identifiers.filter((s) => words(s).length > 1 || s === carrier), ...renamed];
   if (carrier && /^[A-Za-z_$][\w$]*$/.test(carrier) && !names.includes(carrier)) names.push(carrier);
   if (names.length === 0) return /(?!)/;
-  const alt = names.map(escapeRe).join('|');
+  const alt = names.map(escapeRegExp).join('|');
   return new RegExp(`(\\.(${alt})(?![\\w$])|(?<![\\w$.])(${alt})\\s*(=(?!=)|:(?!:)))`);
 }
 

@@ -154,6 +154,6 @@ export const needContextOutputSchema = object({
   cache_hit: boolean(),
   worker_spawned: boolean(),
   result_digest: digest(),
-  context: string({ maxBytes: MCP.maxContextChars, description: 'the bounded FrontierView text; equals content[0].text' }),
+  context: string({ maxBytes: MCP.maxContextBytes, description: 'the bounded FrontierView text; equals content[0].text' }),
 });
 export type NeedContextOutput = Infer<typeof needContextOutputSchema>;

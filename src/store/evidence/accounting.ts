@@ -1,45 +1,11 @@
-// Accounting rows (SPEC §10.9): every worker run with its usage and price,
+// Accounting rows (SPEC §10.9): the worker runs of need resolutions (written
+// to the one run table by store/worker-runs.ts) with their usage and price,
 // every rejected proposal with its reasons, every resolution, and for each hit
 // the original worker runs whose cost it avoided.
 import type { Digest } from '../../core/digest.js';
 import type { Db } from '../db.js';
 import { statement } from '../statements.js';
-
-export interface NewWorkerRun {
-  readonly needId: Digest;
-  readonly route: string;
-  readonly worker: string;
-  readonly model: string | null;
-  readonly outcome: string;
-  readonly inputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly outputTokens: number;
-  /** Null when the price is unknown: never guessed. */
-  readonly costUsd: number | null;
-  readonly durationMs: number;
-}
-
-export function recordWorkerRun(db: Db, run: NewWorkerRun, nowMs: number): number {
-  const r = db
-    .prepare(
-      `INSERT INTO evidence_worker_runs (need_id, route, worker, model, outcome, input_tokens, cached_input_tokens,
-         output_tokens, cost_usd, duration_ms, created_unix_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      run.needId,
-      run.route,
-      run.worker,
-      run.model,
-      run.outcome,
-      run.inputTokens,
-      run.cachedInputTokens,
-      run.outputTokens,
-      run.costUsd,
-      run.durationMs,
-      nowMs,
-    );
-  return Number(r.lastInsertRowid);
-}
+import { usdOf, type RunUsageFields, type WorkerRunRecord } from '../worker-runs.js';
 
 export function recordRejection(
   db: Db,
@@ -210,28 +176,28 @@ export function stats(db: Db): StatsRow[] {
   for (const r of db
     .prepare(
       `SELECT route, COALESCE(model, worker) AS model, COUNT(*) AS n, SUM(input_tokens + output_tokens) AS tokens,
-         SUM(cost_usd IS NULL) AS unknown, COALESCE(SUM(cost_usd), 0) AS cost
-       FROM evidence_worker_runs GROUP BY route, COALESCE(model, worker)`,
+         SUM(price_microusd IS NULL) AS unknown, COALESCE(SUM(price_microusd), 0) AS cost
+       FROM worker_runs WHERE need_id IS NOT NULL GROUP BY route, COALESCE(model, worker)`,
     )
     .all() as { route: string; model: string; n: number; tokens: number; unknown: number; cost: number }[]) {
     const row = get(r.route, r.model);
     row.workerRuns = r.n;
     row.tokensSpent = r.tokens;
-    row.costSpentUsd = r.cost;
+    row.costSpentUsd = usdOf(r.cost);
     row.unknownSpent = r.unknown > 0;
   }
   for (const r of db
     .prepare(
       `SELECT s.route, COALESCE(w.model, w.worker) AS model, COUNT(*) AS n,
-         SUM(w.input_tokens + w.output_tokens) AS tokens, SUM(w.cost_usd IS NULL) AS unknown, COALESCE(SUM(w.cost_usd), 0) AS cost
+         SUM(w.input_tokens + w.output_tokens) AS tokens, SUM(w.price_microusd IS NULL) AS unknown, COALESCE(SUM(w.price_microusd), 0) AS cost
        FROM evidence_avoided_runs v JOIN evidence_resolutions s ON s.id = v.resolution_id
-       JOIN evidence_worker_runs w ON w.id = v.worker_run_id GROUP BY s.route, COALESCE(w.model, w.worker)`,
+       JOIN worker_runs w ON w.id = v.worker_run_id GROUP BY s.route, COALESCE(w.model, w.worker)`,
     )
     .all() as { route: string; model: string; n: number; tokens: number; unknown: number; cost: number }[]) {
     const row = get(r.route, r.model);
     row.workersAvoided = r.n;
     row.tokensAvoided = r.tokens;
-    row.costAvoidedUsd = r.cost;
+    row.costAvoidedUsd = usdOf(r.cost);
     row.unknownAvoided = r.unknown > 0;
   }
   return [...byKey.values()]
@@ -287,52 +253,31 @@ export function getSufficiency(db: Db, id: string): SufficiencyRow | null {
   return r ? toSufficiency(r) : null;
 }
 
-export interface WorkerRunRow {
+export interface WorkerRunRow extends RunUsageFields {
   readonly id: number;
   readonly needId: string;
   readonly route: string;
-  readonly worker: string;
-  readonly model: string | null;
-  readonly outcome: string;
-  readonly inputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly outputTokens: number;
+  /** The same price in USD, for display. */
   readonly costUsd: number | null;
-  readonly durationMs: number;
   readonly createdUnixMs: number;
   /** The proposals of this run the validators rejected, with their reasons. */
   readonly rejections: readonly { readonly predicate: string | null; readonly reasons: readonly string[] }[];
 }
 
 
-/** A row of `evidence_worker_runs` as SQLite returns it. */
-export interface WorkerRunRecord {
-  id: number;
-  need_id: string;
-  route: string;
-  worker: string;
-  model: string | null;
-  outcome: string;
-  input_tokens: number;
-  cached_input_tokens: number;
-  output_tokens: number;
-  cost_usd: number | null;
-  duration_ms: number;
-  created_unix_ms: number;
-}
-
-/** The typed run of a stored row (without its rejections). */
+/** The typed run of a stored row of a need's resolution (without its rejections). */
 export const workerRunFrom = (r: WorkerRunRecord): Omit<WorkerRunRow, 'rejections'> => ({
   id: r.id,
-  needId: r.need_id,
-  route: r.route,
+  needId: r.need_id ?? '',
+  route: r.route ?? '',
   worker: r.worker,
   model: r.model,
   outcome: r.outcome,
   inputTokens: r.input_tokens,
   cachedInputTokens: r.cached_input_tokens,
   outputTokens: r.output_tokens,
-  costUsd: r.cost_usd,
+  priceMicroUsd: r.price_microusd,
+  costUsd: usdOf(r.price_microusd),
   durationMs: r.duration_ms,
   createdUnixMs: r.created_unix_ms,
 });
@@ -343,8 +288,7 @@ export function recentWorkerRuns(db: Db, limit: number): WorkerRunRow[] {
   return (
     db
       .prepare(
-        `SELECT id, need_id, route, worker, model, outcome, input_tokens, cached_input_tokens, output_tokens, cost_usd, duration_ms, created_unix_ms
-           FROM evidence_worker_runs ORDER BY id DESC LIMIT ?`,
+        `SELECT * FROM worker_runs WHERE need_id IS NOT NULL ORDER BY id DESC LIMIT ?`,
       )
       .all(limit) as WorkerRunRecord[]
   ).map((r) => ({

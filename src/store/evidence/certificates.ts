@@ -48,16 +48,19 @@ export interface Origin {
 }
 
 /**
- * Test hook for the crash-safety test: when set, the process announces on
+ * Test hook for the crash-safety tests: when set, the process announces on
  * stdout that it is inside the certification transaction and then blocks
- * reading this FIFO, so a test can kill it at exactly that point.
+ * reading this FIFO, so a test can kill it at exactly that point — after
+ * every other row and NEEDLE_TEST_HOOK_CERTIFY_AFTER_ROWS certification rows
+ * (default 0: before the first).
  */
 const CRASH_HOOK_ENV = 'NEEDLE_TEST_HOOK_CERTIFY_FIFO';
+const CRASH_HOOK_AFTER_ENV = 'NEEDLE_TEST_HOOK_CERTIFY_AFTER_ROWS';
 
-function crashHook(): void {
+function crashHook(certificationRows: number): void {
   const fifo = process.env[CRASH_HOOK_ENV];
-  if (!fifo) return;
-  writeSync(1, 'needle-test-hook: inside certification transaction\n');
+  if (!fifo || certificationRows !== Number(process.env[CRASH_HOOK_AFTER_ENV] ?? '0')) return;
+  writeSync(1, `needle-test-hook: inside certification transaction after ${certificationRows} certification row(s)\n`);
   const fd = openSync(fifo, 'r');
   try {
     readFileSync(fd);
@@ -127,8 +130,11 @@ export function storeCertified(db: Db, items: readonly NewCertificate[], origin:
         for (const d of c.dependencies) claimDependency.run(it.certificateId, c.id, d.path, d.digest);
       }
     }
-    crashHook();
-    for (const it of items) certification.run(it.certificateId, nowMs);
+    crashHook(0);
+    items.forEach((it, i) => {
+      certification.run(it.certificateId, nowMs);
+      crashHook(i + 1);
+    });
   })();
 }
 

@@ -3,6 +3,7 @@
 // whose owner process is gone, or whose time ran out, can be taken over.
 // Lease rows are coordination, not evidence: a crash that loses one only lets
 // another process take the flight, so they commit without an fsync.
+import { processAlive } from '../../core/process.js';
 import { relaxed, type Db } from '../db.js';
 
 export interface Lease {
@@ -11,14 +12,6 @@ export interface Lease {
   readonly expiresUnixMs: number;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export function currentLease(db: Db, key: string): Lease | null {
   const r = db.prepare('SELECT owner_pid, owner_token, expires_unix_ms FROM evidence_flights WHERE key = ?').get(key) as

@@ -2,7 +2,8 @@
 // by id with filters (indexed, migrations 007 and 009), what one need caused, daily
 // series for the plots and a cheap activity fingerprint for live updates.
 import type { Db } from '../db.js';
-import { workerRunFrom, type WorkerRunRecord, type WorkerRunRow } from './accounting.js';
+import { workerRunFrom, type WorkerRunRow } from './accounting.js';
+import { usdOf, type WorkerRunRecord } from '../worker-runs.js';
 
 export interface NeedFilter {
   readonly route?: string;
@@ -132,15 +133,15 @@ export function resolutionFacets(db: Db): Facets {
 export type RunRow = Omit<WorkerRunRow, 'rejections'>;
 
 export function runsForNeed(db: Db, needId: string): RunRow[] {
-  return (db.prepare('SELECT * FROM evidence_worker_runs WHERE need_id = ? ORDER BY id').all(needId) as WorkerRunRecord[]).map(workerRunFrom);
+  return (db.prepare('SELECT * FROM worker_runs WHERE need_id = ? ORDER BY id').all(needId) as WorkerRunRecord[]).map(workerRunFrom);
 }
 
 /** Worker runs newest first, keyset-paged like resolutions. */
 export function pageRuns(db: Db, before: number | undefined, limit: number): { rows: RunRow[]; next: number | null } {
   const raw = (
     before === undefined
-      ? db.prepare('SELECT * FROM evidence_worker_runs ORDER BY id DESC LIMIT ?').all(limit + 1)
-      : db.prepare('SELECT * FROM evidence_worker_runs WHERE id < ? ORDER BY id DESC LIMIT ?').all(before, limit + 1)
+      ? db.prepare('SELECT * FROM worker_runs WHERE need_id IS NOT NULL ORDER BY id DESC LIMIT ?').all(limit + 1)
+      : db.prepare('SELECT * FROM worker_runs WHERE need_id IS NOT NULL AND id < ? ORDER BY id DESC LIMIT ?').all(before, limit + 1)
   ) as WorkerRunRecord[];
   const rows = raw.slice(0, limit).map(workerRunFrom);
   return { rows, next: raw.length > limit ? rows[rows.length - 1]!.id : null };
@@ -150,7 +151,7 @@ export function pageRuns(db: Db, before: number | undefined, limit: number): { r
 export function avoidedRunsOf(db: Db, resolutionId: number): RunRow[] {
   return (
     db
-      .prepare('SELECT w.* FROM evidence_avoided_runs v JOIN evidence_worker_runs w ON w.id = v.worker_run_id WHERE v.resolution_id = ? ORDER BY w.id')
+      .prepare('SELECT w.* FROM evidence_avoided_runs v JOIN worker_runs w ON w.id = v.worker_run_id WHERE v.resolution_id = ? ORDER BY w.id')
       .all(resolutionId) as WorkerRunRecord[]
   ).map(workerRunFrom);
 }
@@ -226,23 +227,23 @@ export function dailySeries(db: Db, sinceMs: number): { routes: DayRoute[]; mode
   for (const r of db
     .prepare(
       `SELECT ${DAY} AS day, COALESCE(model, worker) AS model, COUNT(*) AS n, SUM(input_tokens + output_tokens) AS tokens,
-         SUM(cost_usd IS NULL) AS unknown, COALESCE(SUM(cost_usd), 0) AS cost
-       FROM evidence_worker_runs WHERE created_unix_ms >= ? GROUP BY day, COALESCE(model, worker)`,
+         SUM(price_microusd IS NULL) AS unknown, COALESCE(SUM(price_microusd), 0) AS cost
+       FROM worker_runs WHERE created_unix_ms >= ? AND need_id IS NOT NULL GROUP BY day, COALESCE(model, worker)`,
     )
     .all(sinceMs) as Sum[]) {
     const row = get(r.day, r.model);
-    Object.assign(row, { runs: r.n, tokensSpent: r.tokens, costSpentUsd: r.cost, unknownSpent: r.unknown > 0 });
+    Object.assign(row, { runs: r.n, tokensSpent: r.tokens, costSpentUsd: usdOf(r.cost) ?? 0, unknownSpent: r.unknown > 0 });
   }
   for (const r of db
     .prepare(
       `SELECT strftime('%Y-%m-%d', s.created_unix_ms / 1000, 'unixepoch') AS day, COALESCE(w.model, w.worker) AS model, COUNT(*) AS n,
-         SUM(w.input_tokens + w.output_tokens) AS tokens, SUM(w.cost_usd IS NULL) AS unknown, COALESCE(SUM(w.cost_usd), 0) AS cost
+         SUM(w.input_tokens + w.output_tokens) AS tokens, SUM(w.price_microusd IS NULL) AS unknown, COALESCE(SUM(w.price_microusd), 0) AS cost
        FROM evidence_resolutions s JOIN evidence_avoided_runs v ON v.resolution_id = s.id
-       JOIN evidence_worker_runs w ON w.id = v.worker_run_id WHERE s.created_unix_ms >= ? GROUP BY day, COALESCE(w.model, w.worker)`,
+       JOIN worker_runs w ON w.id = v.worker_run_id WHERE s.created_unix_ms >= ? GROUP BY day, COALESCE(w.model, w.worker)`,
     )
     .all(sinceMs) as Sum[]) {
     const row = get(r.day, r.model);
-    Object.assign(row, { workersAvoided: r.n, tokensAvoided: r.tokens, costAvoidedUsd: r.cost, unknownAvoided: r.unknown > 0 });
+    Object.assign(row, { workersAvoided: r.n, tokensAvoided: r.tokens, costAvoidedUsd: usdOf(r.cost) ?? 0, unknownAvoided: r.unknown > 0 });
   }
   const models = [...byKey.values()]
     .map(({ unknownSpent, unknownAvoided, ...row }) => ({ ...row, costSpentUsd: unknownSpent ? null : row.costSpentUsd, costAvoidedUsd: unknownAvoided ? null : row.costAvoidedUsd }))
@@ -254,7 +255,7 @@ export function dailySeries(db: Db, sinceMs: number): { routes: DayRoute[]; mode
 export function activityMark(db: Db): string {
   const r = db
     .prepare(
-      `SELECT (SELECT COALESCE(MAX(id), 0) FROM evidence_resolutions) AS a, (SELECT COALESCE(MAX(id), 0) FROM evidence_worker_runs) AS b,
+      `SELECT (SELECT COALESCE(MAX(id), 0) FROM evidence_resolutions) AS a, (SELECT COALESCE(MAX(id), 0) FROM worker_runs) AS b,
          (SELECT COALESCE(MAX(id), 0) FROM change_events) AS c, (SELECT COUNT(*) FROM evidence_certificates WHERE invalidated_unix_ms IS NOT NULL) AS d,
          (SELECT COALESCE(MAX(id), 0) FROM need_events) AS e`,
     )

@@ -8,6 +8,8 @@ import { teamCache } from './006_team_cache.js';
 import { reportIndexes } from './007_report_indexes.js';
 import { evidenceGeneration } from './008_evidence_generation.js';
 import { controlPlane } from './009_control_plane.js';
+import { oneWorkerRunTable } from './010_one_worker_run_table.js';
+import { applyOwner } from './011_apply_owner.js';
 
 export interface Migration {
   readonly id: number;
@@ -25,4 +27,6 @@ export const MIGRATIONS: readonly Migration[] = [
   reportIndexes,
   evidenceGeneration,
   controlPlane,
+  oneWorkerRunTable,
+  applyOwner,
 ];

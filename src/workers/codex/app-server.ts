@@ -7,6 +7,7 @@ import { spawnGroup, type GroupSpec, type ProcessGroup } from '../group.js';
 import { decideCommandApproval, type ApprovalPolicy, type ApprovalVerdict } from './approvals.js';
 import { RpcError, RpcPeer, type Notification, type ServerRequest } from './rpc.js';
 import { UsageMeter } from './usage.js';
+import { clipUtf8 } from '../../core/text.js';
 
 export type TurnStatus = 'completed' | 'failed' | 'interrupted' | 'timeout' | 'cancelled' | 'crashed';
 
@@ -30,7 +31,7 @@ export interface TurnRequest {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim().slice(0, WORKER.maxDiagnosticBytes);
+const oneLine = (s: string): string => clipUtf8(s.replace(/\s+/g, ' ').trim(), WORKER.maxDiagnosticBytes);
 
 class TurnState {
   turnId: string | null = null;
@@ -160,7 +161,7 @@ export class AppServer {
         return;
       case 'item/completed': {
         const item = isRecord(p.item) ? p.item : {};
-        if (item.type === 'agentMessage' && typeof item.text === 'string') turn.finalText = item.text.slice(0, WORKER.maxFinalMessageBytes);
+        if (item.type === 'agentMessage' && typeof item.text === 'string') turn.finalText = clipUtf8(item.text, WORKER.maxFinalMessageBytes);
         return;
       }
       case 'error': {

@@ -8,6 +8,7 @@ import { WORKER } from '../../core/limits.js';
 import { priceMicroUsd, type AttemptRecord, type PricingTable, type RunOutcome, type RunsStore } from '../runs-store.js';
 import type { TurnResult } from './app-server.js';
 import { CodexSessionError, openCodexSession, type CodexSession, type CodexSessionSpec } from './session.js';
+import { clipUtf8 } from '../../core/text.js';
 
 export interface Tokens {
   readonly inputTokens: number;
@@ -25,7 +26,7 @@ export interface CodexRunSpec extends CodexSessionSpec {
   /** Disposes the checkout and reports the cleanup for the run row; null when the caller disposes it later. */
   readonly dispose: (() => Promise<{ removed: boolean; error: string | null }> | { removed: boolean; error: string | null }) | null;
   /** Told what a run that throws consumed (null when no app server was started), before the error is rethrown. */
-  readonly onFailure?: (error: unknown, tokens: Tokens | null) => void;
+  readonly onFailure?: (error: unknown, tokens: Tokens | null, recordedRunId: number | null) => void;
   /** Set when the run cannot start at all (e.g. no executable): recorded as an unsupported session. */
   readonly unavailable?: string;
 }
@@ -53,6 +54,8 @@ export interface RunDriver {
 
 export interface CodexRunResult {
   readonly runId: string;
+  /** The run's row in the one table of worker runs; null when no store was given. */
+  readonly recordedRunId: number | null;
   /** Null when the caller's driver ran; the session's start failure otherwise. */
   readonly sessionError: CodexSessionError | null;
   readonly outcome: RunOutcome;
@@ -125,7 +128,7 @@ export async function runCodexThread(spec: CodexRunSpec, drive: (d: RunDriver) =
   const price = priceMicroUsd(spec.pricing, spec.config.model, tokens);
   const durationMs = Date.now() - started;
   const redact = spec.redact ?? ((t: string) => t);
-  spec.runs?.record({
+  const recordedRunId = spec.runs?.record({
     runId,
     worker: 'codex',
     model: spec.config.model,
@@ -136,17 +139,17 @@ export async function runCodexThread(spec: CodexRunSpec, drive: (d: RunDriver) =
     ...tokens,
     priceMicroUsd: price,
     outcome: result.outcome,
-    reason: result.reason === null ? null : redact(result.reason).slice(0, WORKER.maxDiagnosticBytes),
+    reason: result.reason === null ? null : clipUtf8(redact(result.reason), WORKER.maxDiagnosticBytes),
     proposals: result.proposals,
     sandboxed: spec.sandbox.active,
     runDir: spec.checkout.runDir,
     cleanupRemoved: cleanup?.removed ?? null,
     cleanupError: cleanup?.error ?? null,
     attempts: attempts.map((a) => (a.error === null ? a : { ...a, error: redact(a.error) })),
-  });
+  }) ?? null;
   if (failure !== null) {
-    spec.onFailure?.(failure, session ? tokens : null);
+    spec.onFailure?.(failure, session ? tokens : null, recordedRunId);
     throw failure;
   }
-  return { runId, sessionError, outcome: result.outcome, reason: result.reason, tokens, priceMicroUsd: price, durationMs, started: session !== null };
+  return { runId, recordedRunId, sessionError, outcome: result.outcome, reason: result.reason, tokens, priceMicroUsd: price, durationMs, started: session !== null };
 }

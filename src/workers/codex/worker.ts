@@ -152,8 +152,8 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
       redact: (t) => redactText(t, secrets),
       dispose: () => disposeCheckout(checkout),
       // The error is still on its way to the caller: it carries the spend so the ladder can account for it too.
-      onFailure: (e, tokens) => {
-        if (tokens && e instanceof CodexWorkerError) e.usage = { model, ...tokens };
+      onFailure: (e, tokens, recordedRunId) => {
+        if (tokens && e instanceof CodexWorkerError) e.usage = { model, ...tokens, ...(recordedRunId === null ? {} : { recordedRunId }) };
         progress(`codex ${binary.version} run failed`);
       },
     },
@@ -206,6 +206,7 @@ async function runCodex(cfg: CodexWorkerConfig, exe: string | null, input: Worke
     observed,
     // The model's reads are not traced file by file; validators re-read the snapshot.
     observationComplete: false,
-    usage: { model, ...run.tokens },
+    // The run is already a row of the one run table (with its turns); the ladder refers to it instead of writing another.
+    usage: { model, ...run.tokens, ...(run.recordedRunId === null ? {} : { recordedRunId: run.recordedRunId }) },
   };
 }

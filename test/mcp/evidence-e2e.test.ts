@@ -9,48 +9,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepo } from '../evidence/fixtures/repos.js';
-import { CLI, cleanupAll, countRows, requireBuild, tempDir } from './fixtures.js';
+import { CLI, cleanupAll, countRows, requireBuild, SHIP, tempDir } from './fixtures.js';
 
-// A commander option with an environment override, so the flow has all five roles.
-const SHIP = {
-  'package.json': '{ "name": "ship", "type": "module", "scripts": { "test": "vitest run" }, "devDependencies": { "vitest": "^2.0.0" } }\n',
-  'README.md': '# ship\n',
-  'src/cli.ts': [
-    "import { Command } from 'commander';",
-    "import { deploy } from './deploy.js';",
-    '',
-    'export function main(argv: string[]): string {',
-    "  const program = new Command('ship').option('--dry-run', 'upload nothing').parse(argv);",
-    '  const opts = program.opts<{ dryRun?: boolean }>();',
-    "  const dryRun = opts.dryRun ?? process.env.SHIP_DRY_RUN === '1';",
-    '  return deploy({ dryRun });',
-    '}',
-    '',
-  ].join('\n'),
-  'src/deploy.ts': [
-    'export interface DeployOptions {',
-    '  dryRun: boolean;',
-    '}',
-    '',
-    'export function deploy(options: DeployOptions): string {',
-    "  if (options.dryRun) return 'skipped';",
-    "  return 'uploaded';",
-    '}',
-    '',
-  ].join('\n'),
-  'src/config.ts': ['export function loadConfig(path: string): string {', '  return path;', '}', ''].join('\n'),
-  'test/deploy.test.ts': [
-    "import { describe, expect, it } from 'vitest';",
-    "import { deploy } from '../src/deploy.js';",
-    '',
-    "describe('deploy', () => {",
-    "  it('skips the upload in dry run', () => {",
-    "    expect(deploy({ dryRun: true })).toBe('skipped');",
-    '  });',
-    '});',
-    '',
-  ].join('\n'),
-};
 
 let repo: string;
 beforeAll(() => {

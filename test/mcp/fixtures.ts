@@ -283,3 +283,44 @@ export const servedAll = (need: CompiledNeed, extra: Partial<EngineResult> = {})
   resultDigest: blake3('result'),
   ...extra,
 });
+
+// A commander option with an environment override, so the flow has all five roles.
+export const SHIP: Record<string, string> = {
+  'package.json': '{ "name": "ship", "type": "module", "scripts": { "test": "vitest run" }, "devDependencies": { "vitest": "^2.0.0" } }\n',
+  'README.md': '# ship\n',
+  'src/cli.ts': [
+    "import { Command } from 'commander';",
+    "import { deploy } from './deploy.js';",
+    '',
+    'export function main(argv: string[]): string {',
+    "  const program = new Command('ship').option('--dry-run', 'upload nothing').parse(argv);",
+    '  const opts = program.opts<{ dryRun?: boolean }>();',
+    "  const dryRun = opts.dryRun ?? process.env.SHIP_DRY_RUN === '1';",
+    '  return deploy({ dryRun });',
+    '}',
+    '',
+  ].join('\n'),
+  'src/deploy.ts': [
+    'export interface DeployOptions {',
+    '  dryRun: boolean;',
+    '}',
+    '',
+    'export function deploy(options: DeployOptions): string {',
+    "  if (options.dryRun) return 'skipped';",
+    "  return 'uploaded';",
+    '}',
+    '',
+  ].join('\n'),
+  'src/config.ts': ['export function loadConfig(path: string): string {', '  return path;', '}', ''].join('\n'),
+  'test/deploy.test.ts': [
+    "import { describe, expect, it } from 'vitest';",
+    "import { deploy } from '../src/deploy.js';",
+    '',
+    "describe('deploy', () => {",
+    "  it('skips the upload in dry run', () => {",
+    "    expect(deploy({ dryRun: true })).toBe('skipped');",
+    '  });',
+    '});',
+    '',
+  ].join('\n'),
+};

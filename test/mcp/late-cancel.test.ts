@@ -13,44 +13,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOLUTION_STAGES } from '../../src/core/resolution.js';
 import { createRepo } from '../evidence/fixtures/repos.js';
-import { callNeed, cleanupAll, LOCATE_ARGS, makeRepo, queryRows, requireBuild, ServerProcess, tempDir, until } from './fixtures.js';
+import { callNeed, cleanupAll, LOCATE_ARGS, makeRepo, queryRows, requireBuild, ServerProcess, SHIP, tempDir, until } from './fixtures.js';
 
 afterAll(cleanupAll);
 
-// A commander option read in one module and acted on in another, with a test:
-// a trace of it runs every stage (locate, flow, tests, then validation).
-const SHIP = {
-  'package.json': '{ "name": "ship", "type": "module", "scripts": { "test": "vitest run" }, "devDependencies": { "vitest": "^2.0.0" } }\n',
-  'src/cli.ts': [
-    "import { Command } from 'commander';",
-    "import { deploy } from './deploy.js';",
-    '',
-    'export function main(argv: string[]): string {',
-    "  const program = new Command('ship').option('--dry-run', 'upload nothing').parse(argv);",
-    '  const opts = program.opts<{ dryRun?: boolean }>();',
-    '  return deploy({ dryRun: opts.dryRun ?? false });',
-    '}',
-    '',
-  ].join('\n'),
-  'src/deploy.ts': [
-    'export function deploy(options: { dryRun: boolean }): string {',
-    "  if (options.dryRun) return 'skipped';",
-    "  return 'uploaded';",
-    '}',
-    '',
-  ].join('\n'),
-  'test/deploy.test.ts': [
-    "import { describe, expect, it } from 'vitest';",
-    "import { deploy } from '../src/deploy.js';",
-    '',
-    "describe('deploy', () => {",
-    "  it('skips the upload in dry run', () => {",
-    "    expect(deploy({ dryRun: true })).toBe('skipped');",
-    '  });',
-    '});',
-    '',
-  ].join('\n'),
-};
+// SHIP (fixtures.ts): a commander option read in one module and acted on in
+// another, with a test: a trace of it runs every stage (locate, flow, tests,
+// then validation).
 
 const TRACE = { route: 'trace.state-flow', subject: { kind: 'cli_option', name: '--dry-run' }, task: 'Trace how --dry-run stops the upload.' };
 

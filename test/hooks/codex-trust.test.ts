@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexBinary, makeRepo, needle, responsesMock, runClient, sent, trustCodexHooks, type Mock } from './clients.js';
+import { codexBinary, makeRepo, mockCodexConfig, needle, responsesMock, runClient, sent, trustCodexHooks, type Mock } from './clients.js';
 
 const CODEX = codexBinary();
 if ('skip' in CODEX) console.warn(`skipping Codex trust tests: ${CODEX.skip}`);
@@ -25,18 +25,7 @@ describe.skipIf('skip' in CODEX)('Codex hook trust and project scope (real codex
     codexHome = join(repo.tmp, 'codex-home');
     mkdirSync(codexHome, { recursive: true });
     mock = await responsesMock((req) => (sent(req).includes('[NEEDLE_CONTEXT route=') ? 'Final answer: src/cli.ts handles it.' : NEED_BLOCK));
-    config = [
-      'model = "mock-model"',
-      'model_provider = "mock"',
-      '[features]',
-      'plugins = false',
-      '[model_providers.mock]',
-      'name = "mock"',
-      `base_url = "http://127.0.0.1:${mock.port}/v1"`,
-      'wire_api = "responses"',
-      'requires_openai_auth = false',
-      '',
-    ].join('\n');
+    config = mockCodexConfig(mock.port);
     writeFileSync(join(codexHome, 'config.toml'), config);
     env = { PATH: process.env.PATH ?? '', HOME: join(repo.tmp, 'home'), CODEX_HOME: codexHome };
   });

@@ -4,7 +4,7 @@
 import { readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexBinary, makeRepo, needle, responsesMock, runClient, sent, type Mock } from './clients.js';
+import { codexBinary, makeRepo, mockCodexConfig, needle, responsesMock, runClient, sent, type Mock } from './clients.js';
 
 const CODEX = codexBinary();
 if ('skip' in CODEX) console.warn(`skipping Codex hook tests: ${CODEX.skip}`);
@@ -24,18 +24,7 @@ describe.skipIf('skip' in CODEX)('Codex with Needle hooks (real codex exec, mock
     mock = await responsesMock((req) =>
       sent(req).includes('[NEEDLE_CONTEXT route=') ? `Final answer: src/cli.ts handles it.\n${NEED_BLOCK}` : NEED_BLOCK,
     );
-    config = [
-      'model = "mock-model"',
-      'model_provider = "mock"',
-      '[features]',
-      'plugins = false',
-      '[model_providers.mock]',
-      'name = "mock"',
-      `base_url = "http://127.0.0.1:${mock.port}/v1"`,
-      'wire_api = "responses"',
-      'requires_openai_auth = false',
-      '',
-    ].join('\n');
+    config = mockCodexConfig(mock.port);
     writeFileSync(join(codexHome, 'config.toml'), config);
   });
 

@@ -12,6 +12,7 @@ import { single } from './go.js';
 import { hopTo } from './hops.js';
 import { Classifier, type Hop, type Verdict } from './classify.js';
 import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
+import { customActionClass, namespaceSplats } from './python-args.js';
 import { Spellings, subjectSpellings, type Subject } from './spellings.js';
 import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './syntax.js';
 
@@ -59,6 +60,9 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
   // The declaration's own carrier (`#[arg(long = "max-count")] limit`, `dest="limit"`) is where the parsed value lands.
   const declared = declaredCarrier(ctx, primary, spellings);
   if (declared && !hops.has(hopKey(declared.hop, declared.file))) hops.set(hopKey(declared.hop, declared.file), declared);
+  const primaryFile = primary ? ctx.parsed(primary.path) : null;
+  const action = primary && primaryFile ? customActionClass(ctx, primaryFile, primary.start_line, primary.end_line) : null;
+  if (action) flow.note(action.file.path, action.node, 'precedence', `custom argparse action \`${action.name}\` sets the default and what is stored in the namespace`);
   // Breadth first, to a bounded depth: a value copied into a field, then into another struct's field, …
   const queue = [...hops.values()].map((h) => ({ ...h, depth: 1 }));
   for (let next = queue.shift(); next; next = queue.shift()) {
@@ -161,6 +165,13 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     }
   }
   const further: { hop: Hop; file: ParsedFile }[] = [];
+  // A Python field also travels inside its object's attribute dict: `Settings(**vars(args))` hands it to a parameter.
+  if (!hop.scope && !hop.global && origin.language === 'python') {
+    for (const t of namespaceSplats(ctx, hop.name)) {
+      for (const c of t.carriers) flow.note(t.origin.path, c, 'carrier', `\`${hop.name}\` travels in the attribute dict splatted into \`${t.callee}\``);
+      further.push({ hop: { name: hop.name, scope: t.fn, origin: t.call, file: t.file }, file: t.origin });
+    }
+  }
   for (const site of sites) {
     if (site.file === origin && site.leaf.startIndex >= hop.origin.startIndex && site.leaf.endIndex <= hop.origin.endIndex) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);

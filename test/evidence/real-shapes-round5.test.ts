@@ -1,0 +1,114 @@
+// Fifth round of shapes met in real CLIs: Python argparse values that travel
+// without being spelled as the option — a custom `argparse.Action` subclass
+// that reads the default from the environment, and the parsed namespace turned
+// into a dict (`vars(args)`) and splatted into a settings constructor.
+import { describe, expect, it } from 'vitest';
+import type { Location } from '../../src/core/contracts.js';
+import type { AnalysisContext } from '../../src/evidence/context.js';
+import { traceFlow } from '../../src/evidence/flow/trace.js';
+import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
+
+const lines = (...l: string[]) => `${l.join('\n')}\n`;
+
+const PY_UPLOADER: Files = {
+  'pyproject.toml': lines('[project]', 'name = "hoist"'),
+  'hoist/helpers.py': lines(
+    'import argparse', //                                                        1
+    'import os', //                                                              2
+    '', //                                                                       3
+    '', //                                                                       4
+    'class FlagFromEnv(argparse.Action):', //                                    5
+    '    def __init__(self, env, **kwargs):', //                                 6
+    '        default = self.parse_bool(os.environ.get(env))', //                 7
+    '        self.env = env', //                                                 8
+    '        super().__init__(default=default, nargs=0, **kwargs)', //           9
+    '', //                                                                       10
+    '    def __call__(self, parser, namespace, values, option_string=None):', // 11
+    '        setattr(namespace, self.dest, True)', //                            12
+    '', //                                                                       13
+    '    @staticmethod', //                                                      14
+    '    def parse_bool(raw):', //                                               15
+    '        return bool(raw and raw.lower() not in ("0", "off"))', //           16
+  ),
+  'hoist/options.py': lines(
+    'import argparse', //                                                        1
+    '', //                                                                       2
+    'from hoist import helpers', //                                              3
+    '', //                                                                       4
+    '', //                                                                       5
+    'class Options:', //                                                         6
+    '    def __init__(self, target, quiet_mode=False, retries=1):', //           7
+    '        self.target = target', //                                           8
+    '        self.retries = retries', //                                         9
+    '        self.prompter = pick_prompter(not quiet_mode)', //                  10
+    '', //                                                                       11
+    '    @classmethod', //                                                       12
+    '    def from_args(cls, args):', //                                          13
+    '        values = vars(args)', //                                            14
+    '        values["target"] = values.pop("dest_url")', //                      15
+    '        return cls(**values)', //                                           16
+    '', //                                                                       17
+    '', //                                                                       18
+    'def pick_prompter(ask):', //                                                19
+    '    if ask:', //                                                            20
+    '        return input', //                                                   21
+    '    return None', //                                                        22
+    '', //                                                                       23
+    '', //                                                                       24
+    'def build_parser():', //                                                    25
+    '    parser = argparse.ArgumentParser()', //                                 26
+    '    parser.add_argument("dest_url")', //                                    27
+    '    parser.add_argument(', //                                               28
+    '        "--quiet-mode",', //                                                29
+    '        action=helpers.FlagFromEnv,', //                                    30
+    '        env="HOIST_QUIET_MODE",', //                                        31
+    '    )', //                                                                  32
+    '    parser.add_argument("--retries", type=int, default=1)', //              33
+    '    return parser', //                                                      34
+  ),
+  'hoist/other.py': lines(
+    'def show(config):', //                                                      1
+    '    return report(**vars(config))', //                                      2
+    '', //                                                                       3
+    '', //                                                                       4
+    'def report(title, width=80):', //                                           5
+    '    return title.ljust(width)', //                                          6
+  ),
+};
+
+const repo = fixtureRepos();
+const context = (files: Files): AnalysisContext => repo(files).ctx;
+type Flow = Extract<ReturnType<typeof traceFlow>, { kind: 'found' }>['payload'];
+const rolesAt = (flow: Flow, path: string, line: number) =>
+  flow.steps.filter((s) => s.location.path === path && s.location.start_line <= line && line <= s.location.end_line).map((s) => s.role);
+
+describe('Python argparse values that travel unspelled', () => {
+  const primary: Location = { role: 'primary', path: 'hoist/options.py', symbol: null, start_line: 28, end_line: 32 };
+
+  it('cites a custom action class named by `action=` as where the default and the stored value are decided', () => {
+    const result = traceFlow(context(PY_UPLOADER), { kind: 'configuration_key', name: 'HOIST_QUIET_MODE' }, primary);
+    if (result.kind !== 'found') throw new Error(result.reason);
+    const action = result.payload.steps.find((s) => s.location.path === 'hoist/helpers.py');
+    expect(action).toMatchObject({ role: 'precedence', location: { start_line: 5, end_line: 16 } });
+  });
+
+  it('follows the dest through `vars(args)` and `cls(**values)` into the constructor parameter and on to its use', () => {
+    const result = traceFlow(context(PY_UPLOADER), { kind: 'configuration_key', name: 'HOIST_QUIET_MODE' }, primary);
+    if (result.kind !== 'found') throw new Error(result.reason);
+    expect(rolesAt(result.payload, 'hoist/options.py', 14)).toContain('carrier');
+    expect(rolesAt(result.payload, 'hoist/options.py', 16)).toContain('carrier');
+    expect(rolesAt(result.payload, 'hoist/options.py', 7)).toContain('carrier');
+    expect(rolesAt(result.payload, 'hoist/options.py', 10).length).toBeGreaterThan(0);
+    expect(rolesAt(result.payload, 'hoist/options.py', 20)).toContain('consumer');
+    // A splat into a function without a parameter of that name carries nothing the trace could follow.
+    expect(result.payload.steps.some((s) => s.location.path === 'hoist/other.py')).toBe(false);
+  });
+
+  it('names no action class for a built-in action string', () => {
+    const ctx = context(PY_UPLOADER);
+    const retries: Location = { role: 'primary', path: 'hoist/options.py', symbol: null, start_line: 33, end_line: 33 };
+    const result = traceFlow(ctx, { kind: 'cli_option', name: '--retries' }, retries);
+    if (result.kind !== 'found') throw new Error(result.reason);
+    expect(result.payload.steps.some((s) => s.location.path === 'hoist/helpers.py')).toBe(false);
+  });
+});

@@ -112,3 +112,70 @@ describe('Python argparse values that travel unspelled', () => {
     expect(result.payload.steps.some((s) => s.location.path === 'hoist/helpers.py')).toBe(false);
   });
 });
+
+const JS_PAINTER: Files = {
+  'package.json': lines('{ "name": "painter", "type": "module" }'),
+  'src/cli.js': lines(
+    "import { program } from 'commander';", //                             1
+    "import { readSettings, render } from './render.js';", //               2
+    '', //                                                                  3
+    'program.option("--trailing-break", "end the output with a newline");', // 4
+    '', //                                                                  5
+    'export async function action(opts) {', //                              6
+    '  let settings = {};', //                                              7
+    '  const fromFile = await readSettings(opts.settings);', //             8
+    '  if (fromFile) {', //                                                 9
+    '    settings = fromFile;', //                                          10
+    '  }', //                                                               11
+    '  if (opts.trailingBreak) {', //                                       12
+    '    settings.output = settings.output || {};', //                      13
+    '    settings.output.trailingBreak = true;', //                         14
+    '  }', //                                                               15
+    '  return render(settings);', //                                        16
+    '}', //                                                                 17
+  ),
+  'src/render.js': lines(
+    "import { serialize } from './serialize.js';", //                      1
+    '', //                                                                  2
+    'export async function readSettings(path) {', //                        3
+    '  return path ? JSON.parse(path) : null;', //                          4
+    '}', //                                                                 5
+    '', //                                                                  6
+    'export function render(settings) {', //                                7
+    '  const full = {', //                                                  8
+    '    ...settings,', //                                                  9
+    '    output: {', //                                                     10
+    "      newline: 'lf',", //                                              11
+    '      ...settings.output,', //                                         12
+    '    },', //                                                            13
+    '  };', //                                                              14
+    "  return serialize('<svg/>', full.output);", //                       15
+    '}', //                                                                 16
+  ),
+  'src/serialize.js': lines(
+    'export function serialize(text, output) {', //                         1
+    '  if (output.trailingBreak) {', //                                     2
+    "    return text + '\\n';", //                                          3
+    '  }', //                                                               4
+    '  return text;', //                                                    5
+    '}', //                                                                 6
+  ),
+};
+
+describe('values stored into a nested object travel with their container', () => {
+  const primary: Location = { role: 'primary', path: 'src/cli.js', symbol: null, start_line: 4, end_line: 4 };
+
+  it('cites the container merged over defaults, handed whole to a call, and the earlier source of the object the option overrides', () => {
+    const result = traceFlow(context(JS_PAINTER), { kind: 'cli_option', name: '--trailing-break' }, primary);
+    if (result.kind !== 'found') throw new Error(result.reason);
+    const at = (path: string, start: number) => result.payload.steps.filter((s) => s.location.path === path && s.location.start_line === start).map((s) => `${s.role} ${s.location.start_line}-${s.location.end_line}`);
+    // `output: { newline: 'lf', ...settings.output }`: merged with a default key, cited with its key.
+    expect(at('src/render.js', 10)).toEqual(['transformation 10-13']);
+    // `serialize('<svg/>', full.output)`: the container handed on whole.
+    expect(at('src/render.js', 15)).toEqual(['carrier 15-15']);
+    // `const fromFile = await readSettings(…)` … `settings = fromFile`: the file's settings the option overrides.
+    expect(at('src/cli.js', 8)).toEqual(['precedence 8-10']);
+    // Assignments that only make room for the container (`settings.output = settings.output || {}`) hand nothing on.
+    expect(at('src/cli.js', 13)).toEqual([]);
+  });
+});

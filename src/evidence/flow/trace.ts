@@ -12,6 +12,7 @@ import { single } from './go.js';
 import { hopTo } from './hops.js';
 import { Classifier, type Hop, type Verdict } from './classify.js';
 import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
+import { containerNotes } from './containers.js';
 import { customActionClass, namespaceSplats } from './python-args.js';
 import { Spellings, subjectSpellings, type Subject } from './spellings.js';
 import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './syntax.js';
@@ -53,6 +54,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
     if (foreign(site) || namesake(site)) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict);
+    if (verdict.kind === 'step') for (const c of containerNotes(ctx, site.file, site.leaf, spellings)) flow.note(c.path, c.node, c.role, c.description, c.until);
     for (const next of verdict.kind === 'step' ? nextHops(ctx, flow, site, verdict, spellings) : []) {
       if (!hops.has(hopKey(next.hop, next.file)) && hops.size < FLOW_TRACE.maxHops) hops.set(hopKey(next.hop, next.file), next);
     }
@@ -322,9 +324,9 @@ class FlowBuilder {
   }
 
   /** A step that is no occurrence of a carrier: a caller keeping the result of a function that returns the value. */
-  note(path: string, node: SyntaxNode, role: FlowRole, description: string): void {
+  note(path: string, node: SyntaxNode, role: FlowRole, description: string, until: SyntaxNode = node): void {
     const start = node.startPosition.row + 1;
-    const end = Math.min(node.endPosition.row + 1, start + EVIDENCE.maxLocationLines - 1);
+    const end = Math.min(Math.max(start, until.endPosition.row + 1), start + EVIDENCE.maxLocationLines - 1);
     const key = `${role}\0${path}\0${start}\0${end}`;
     if (!this.drafts.has(key)) this.drafts.set(key, { role, path, start, end, symbol: null, description });
   }

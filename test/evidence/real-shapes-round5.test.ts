@@ -179,3 +179,67 @@ describe('values stored into a nested object travel with their container', () =>
     expect(at('src/cli.js', 13)).toEqual([]);
   });
 });
+
+const JS_LINTER: Files = {
+  'package.json': lines('{ "name": "tidy", "type": "module" }'),
+  'lib/cli.js': lines(
+    "import { parseArgs } from 'node:util';", //                            1
+    "import { Runner } from './runner.js';", //                             2
+    '', //                                                                  3
+    "const { values } = parseArgs({ options: { 'skip-list': { type: 'string' } } });", // 4
+    "new Runner({ cwd: '.', skipList: values['skip-list'] }).run();", //    5
+  ),
+  'lib/runner.js': lines(
+    "import { listCommand } from './listCommand.js';", //                   1
+    '', //                                                                  2
+    'export class Runner {', //                                             3
+    '  constructor({ cwd, skipList }) {', //                                4
+    '    this.cwd = cwd;', //                                               5
+    '    this.skipList = skipList;', //                                     6
+    '  }', //                                                               7
+    '', //                                                                  8
+    '  run() {', //                                                         9
+    '    return listCommand(this.cwd, this.skipList);', //                  10
+    '  }', //                                                               11
+    '}', //                                                                 12
+  ),
+  'lib/listCommand.js': lines(
+    'export const listCommand = (cwd, skipList) => {', //                   1
+    "  const skipped = skipList ? skipList.split(',') : [];", //            2
+    "  return ['ls', cwd, ...skipped.map((s) => `--skip=${s}`)];", //      3
+    '};', //                                                                4
+  ),
+};
+
+describe('JavaScript parameters declared without a wrapping node', () => {
+  it('takes a name destructured from a constructor’s options argument for a parameter, and follows an argument into an arrow function assigned to a const', () => {
+    const primary: Location = { role: 'primary', path: 'lib/cli.js', symbol: null, start_line: 4, end_line: 4 };
+    const result = traceFlow(context(JS_LINTER), { kind: 'cli_option', name: '--skip-list' }, primary);
+    if (result.kind !== 'found') throw new Error(result.reason);
+    expect(rolesAt(result.payload, 'lib/runner.js', 4)).toEqual(['carrier']);
+    expect(rolesAt(result.payload, 'lib/listCommand.js', 1)).toEqual(['carrier']);
+    expect(result.payload.gaps.filter((g) => /not accounted|not followed/.test(g))).toEqual([]);
+  });
+});
+
+/** A flow with more steps than the contract allows: sixteen checks of the option, three lines apart. */
+const manyChecks = (): Files => {
+  const body = ['export function main(opts) {'];
+  for (let i = 1; i <= 16; i++) body.push(`  if (opts.dryRun) log(${i});`, `  step(${i});`, '  next();');
+  body.push('}');
+  return {
+    'package.json': lines('{ "name": "many", "type": "module" }'),
+    'src/cli.js': lines("import { program } from 'commander';", "program.option('--dry-run', 'show only');"),
+    'src/main.js': lines(...body),
+  };
+};
+
+describe('flows past the step limit', () => {
+  it('cites neighbouring steps of one role in one file as one range before dropping any', () => {
+    const primary: Location = { role: 'primary', path: 'src/cli.js', symbol: null, start_line: 2, end_line: 2 };
+    const result = traceFlow(context(manyChecks()), { kind: 'cli_option', name: '--dry-run' }, primary);
+    if (result.kind !== 'found') throw new Error(result.reason);
+    expect(result.payload.gaps.filter((g) => g.includes('omitted'))).toEqual([]);
+    for (let i = 0; i < 16; i++) expect(rolesAt(result.payload, 'src/main.js', 2 + 3 * i)).toEqual(['consumer']);
+  });
+});

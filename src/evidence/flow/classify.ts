@@ -20,6 +20,7 @@ import {
   branchCondition,
   enclosingFunctionName,
   enclosingRecordName,
+  isPlainParameter,
   shapes,
   snippet,
   within,
@@ -346,6 +347,7 @@ export class Classifier {
   }
 
   private isParam(n: SyntaxNode, prev: SyntaxNode): boolean {
+    if (this.family === 'js' && (n.type === 'shorthand_property_identifier_pattern' || n.type === 'identifier')) return isPlainParameter(n);
     if (!(n.type in this.s.params)) return false;
     if (this.family === 'python' && n.type === 'identifier') {
       return n.parent?.type === 'parameters' || n.parent?.type === 'lambda_parameters';

@@ -264,3 +264,21 @@ const ARITHMETIC_OPERATOR = /^(\+|-|\*\*?|\/\/?|%|@|<<|>>>?|&\^?|\||\^)=$/;
 export function isArithmeticAssignment(n: SyntaxNode): boolean {
   return ASSIGNMENTS_WITH_OPERATOR.has(n.type) && ARITHMETIC_OPERATOR.test(n.childForFieldName('operator')?.text ?? '');
 }
+
+/**
+ * JavaScript declares parameters without a wrapping node: `(diff, dryRun) =>`,
+ * `run(dryRun = false)`, and `constructor({ dryRun, cwd })` or
+ * `function run({ dryRun } = {})`, where a name destructured from an options
+ * argument is a parameter exactly as if it had been declared one by one.
+ * (TypeScript wraps each in a `required_parameter`, which the shapes table names.)
+ */
+export function isPlainParameter(n: SyntaxNode): boolean {
+  let p = n.parent;
+  if (n.type === 'identifier' && p?.type === 'assignment_pattern' && p.childForFieldName('left')?.equals(n)) p = p.parent;
+  if (n.type === 'identifier') return p?.type === 'formal_parameters';
+  if (p?.type !== 'object_pattern') return false;
+  p = p.parent;
+  if (p?.type === 'assignment_pattern') p = p.parent;
+  if (p?.type === 'required_parameter' || p?.type === 'optional_parameter') p = p.parent;
+  return p?.type === 'formal_parameters';
+}

@@ -387,7 +387,8 @@ class FlowBuilder {
     const unique = drafts.filter(
       (d) => first.get(at(d)) === d || !drafts.some((o) => o !== d && o.role === d.role && first.get(at(o)) === o),
     );
-    const kept = selectSteps(unique, discovered);
+    const candidates = unique.length > EVIDENCE.maxFlowSteps ? mergeNearby(unique, discovered) : unique;
+    const kept = selectSteps(candidates, discovered);
     const gaps: string[] = [];
     for (const role of FLOW_ROLES) {
       if (!kept.some((d) => d.role === role)) gaps.push(`no ${role} of \`${this.carrier}\` found in non-test source`);
@@ -399,7 +400,7 @@ class FlowBuilder {
     if (!drafts.some((d) => d.role === 'carrier' && d.description.startsWith('parameter'))) {
       for (const p of this.passed.filter((q) => !this.settled.has(q.call))) gaps.push(`value passed to \`${p.callee}\` at ${p.at} is not followed into the callee`);
     }
-    const omitted = unique.filter((d) => !kept.includes(d));
+    const omitted = candidates.filter((d) => !kept.includes(d));
     if (omitted.length > 0) {
       gaps.push(`${omitted.length} further steps omitted (limit ${EVIDENCE.maxFlowSteps}): ${omitted.map((d) => `${d.path}:${d.start}`).join(', ')}`);
     }
@@ -466,6 +467,31 @@ function flowOrder(primary: Location | null): (a: Draft, b: Draft) => number {
     (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
     a.start - b.start ||
     a.end - b.end;
+}
+
+/** Lines apart, and lines in all, within which two steps of one role in one file may share a citation. */
+const MERGE_GAP_LINES = 3;
+const MERGED_MAX_LINES = 12;
+
+/**
+ * Past the step limit, neighbouring steps of one role in one file (`const cmd = [...]`
+ * two lines above `return cmd`) are cited as one range before any step is dropped:
+ * the reader loses no line, and the flow loses no step.
+ */
+function mergeNearby(ordered: Draft[], discovered: Map<Draft, number>): Draft[] {
+  const out: Draft[] = [];
+  for (const d of ordered) {
+    const prev = out[out.length - 1];
+    if (prev && prev.role === d.role && prev.path === d.path && d.start - prev.end <= MERGE_GAP_LINES && d.start >= prev.start && Math.max(prev.end, d.end) - prev.start < MERGED_MAX_LINES) {
+      const joined = `${prev.description}; ${d.description}`;
+      const merged: Draft = { ...prev, end: Math.max(prev.end, d.end), symbol: prev.symbol === d.symbol ? prev.symbol : null, description: Buffer.byteLength(joined) <= EVIDENCE.descriptionMaxBytes ? joined : prev.description };
+      discovered.set(merged, Math.min(discovered.get(prev) ?? 0, discovered.get(d) ?? 0));
+      out[out.length - 1] = merged;
+      continue;
+    }
+    out.push(d);
+  }
+  return out;
 }
 
 /** At most the contract's step limit: the first step of every role, then the nearest to the subject in discovery order. */

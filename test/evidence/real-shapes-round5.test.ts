@@ -243,3 +243,44 @@ describe('flows past the step limit', () => {
     for (let i = 0; i < 16; i++) expect(rolesAt(result.payload, 'src/main.js', 2 + 3 * i)).toEqual(['consumer']);
   });
 });
+
+const GO_PRUNER: Files = {
+  'go.mod': lines('module example.com/pruner', '', 'go 1.21'),
+  'main.go': lines(
+    'package main', //                                                      1
+    '', //                                                                  2
+    'import "flag"', //                                                     3
+    '', //                                                                  4
+    'type Options struct {', //                                             5
+    '\tKeepLast int', //                                                    6
+    '}', //                                                                 7
+    '', //                                                                  8
+    'type Wide struct {', //                                                9
+    ...Array.from({ length: 18 }, (_, i) => `\tPad${i} int`), //             10-27
+    '\tMaxAge int', //                                                      28
+    '}', //                                                                 29
+    '', //                                                                  30
+    'func main() {', //                                                     31
+    '\tvar o Options', //                                                   32
+    '\tvar w Wide', //                                                      33
+    '\tflag.IntVar(&o.KeepLast, "keep-last", 3, "snapshots to keep")', //  34
+    '\tflag.IntVar(&w.MaxAge, "max-age", 9, "days to keep")', //           35
+    '\tflag.Parse()', //                                                    36
+    '\tif o.KeepLast > 0 && w.MaxAge > 0 {', //                            37
+    '\t\tprintln("pruning")', //                                            38
+    '\t}', //                                                               39
+    '}', //                                                                 40
+  ),
+};
+
+describe('field carriers cited with their record', () => {
+  it('opens a field’s citation at its type’s header when the header is close above, and not when it is far', () => {
+    const ctx = context(GO_PRUNER);
+    const keep = traceFlow(ctx, { kind: 'cli_option', name: '--keep-last' }, { role: 'primary', path: 'main.go', symbol: null, start_line: 34, end_line: 34 });
+    if (keep.kind !== 'found') throw new Error(keep.reason);
+    expect(keep.payload.steps.filter((s) => s.role === 'carrier').map((s) => `${s.location.start_line}-${s.location.end_line}`)).toContain('5-6');
+    const age = traceFlow(ctx, { kind: 'cli_option', name: '--max-age' }, { role: 'primary', path: 'main.go', symbol: null, start_line: 35, end_line: 35 });
+    if (age.kind !== 'found') throw new Error(age.reason);
+    expect(age.payload.steps.filter((s) => s.role === 'carrier').map((s) => `${s.location.start_line}-${s.location.end_line}`)).toContain('28-28');
+  });
+});

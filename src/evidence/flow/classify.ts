@@ -21,6 +21,7 @@ import {
   enclosingFunctionName,
   enclosingRecordName,
   isPlainParameter,
+  recordHeader,
   shapes,
   snippet,
   within,
@@ -399,12 +400,12 @@ export class Classifier {
         also: defaulted ? { role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` } : undefined,
       };
     }
-    return this.fieldStep('carrier', n, `\`${label}\` carries the value`);
+    return this.fieldStep('carrier', n, `\`${label}\` carries the value`, recordHeader(this.family, n));
   }
 
-  private fieldStep(role: FlowRole, n: SyntaxNode, description: string): Verdict {
+  private fieldStep(role: FlowRole, n: SyntaxNode, description: string, from?: SyntaxNode): Verdict {
     const name = n.childForFieldName(this.s.fields[n.type] ?? 'name');
-    return { kind: 'step', role, node: n, symbol: name?.text ?? null, description };
+    return { kind: 'step', role, node: n, ...(from ? { from } : {}), symbol: name?.text ?? null, description };
   }
 
   private attributeVerdict(attribute: SyntaxNode): Verdict {

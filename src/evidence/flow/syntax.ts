@@ -178,6 +178,26 @@ export function enclosingRecordName(family: Family, node: SyntaxNode): string | 
   return null;
 }
 
+/** How far below its record's header a field may sit for the header to open its citation. */
+const RECORD_HEADER_LINES = 16;
+
+/**
+ * The record declaring a field (`type Config struct {`, `pub struct Prefs {`),
+ * when its header is close enough above the field to be cited with it: which
+ * type carries the value is half of what a reader wants from a field step.
+ */
+export function recordHeader(family: Family, field: SyntaxNode): SyntaxNode | undefined {
+  const records = shapes(family).records;
+  for (let n = field.parent; n; n = n.parent) {
+    if (shapes(family).functions.has(n.type)) return undefined;
+    if (!records[n.type]) continue;
+    // A Go `type_spec` sits in its `type_declaration`, which holds the `type` keyword.
+    const header = n.type === 'type_spec' && n.parent?.type === 'type_declaration' ? n.parent : n;
+    return field.startPosition.row - header.startPosition.row <= RECORD_HEADER_LINES ? header : undefined;
+  }
+  return undefined;
+}
+
 /** One line of source text for a description: whitespace collapsed, bounded. */
 export function snippet(text: string, max = 80): string {
   const flat = text.replace(/\s+/g, ' ').trim();

@@ -284,3 +284,45 @@ describe('field carriers cited with their record', () => {
     expect(age.payload.steps.filter((s) => s.role === 'carrier').map((s) => `${s.location.start_line}-${s.location.end_line}`)).toContain('28-28');
   });
 });
+
+const PY_BEACON: Files = {
+  'pyproject.toml': lines('[project]', 'name = "beacon"'),
+  'beacon/envtools.py': lines(
+    'import os', //                                                         1
+    '', //                                                                  2
+    '', //                                                                  3
+    'def env_or(key, fallback):', //                                        4
+    '    value = os.environ.get(key)', //                                   5
+    '    if value:', //                                                     6
+    '        return value', //                                              7
+    '    return fallback', //                                               8
+    '', //                                                                  9
+    '', //                                                                  10
+    'def as_flag(text):', //                                                11
+    '    return text.lower() in ("1", "on", "yes")', //                     12
+  ),
+  'beacon/main.py': lines(
+    'from beacon.envtools import as_flag, env_or', //                       1
+    '', //                                                                  2
+    '', //                                                                  3
+    'def settings():', //                                                   4
+    '    quiet = as_flag(env_or("BEACON_QUIET", "no"))', //                 5
+    '    return {"quiet": quiet}', //                                       6
+    '', //                                                                  7
+    '', //                                                                  8
+    'def run():', //                                                        9
+    '    s = settings()', //                                                10
+    '    if not s["quiet"]:', //                                            11
+    '        print("hello")', //                                            12
+  ),
+};
+
+describe('keys read through the project’s own helpers', () => {
+  it('cites the helper that receives the key (it falls back to a default) and the helper that converts its result', () => {
+    const primary: Location = { role: 'primary', path: 'beacon/main.py', symbol: null, start_line: 5, end_line: 5 };
+    const result = traceFlow(context(PY_BEACON), { kind: 'configuration_key', name: 'BEACON_QUIET' }, primary);
+    if (result.kind !== 'found') throw new Error(result.reason);
+    const helpers = result.payload.steps.filter((s) => s.location.path === 'beacon/envtools.py').map((s) => `${s.role} ${s.location.start_line}-${s.location.end_line}`);
+    expect(helpers).toEqual(['transformation 11-12', 'precedence 4-8']);
+  });
+});

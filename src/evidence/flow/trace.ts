@@ -13,6 +13,7 @@ import { hopTo } from './hops.js';
 import { Classifier, type Hop, type Verdict } from './classify.js';
 import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
 import { containerNotes } from './containers.js';
+import { helperNotes } from './helpers.js';
 import { customActionClass, namespaceSplats } from './python-args.js';
 import { Spellings, subjectSpellings, type Subject } from './spellings.js';
 import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './syntax.js';
@@ -55,6 +56,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict);
     if (verdict.kind === 'step') for (const c of containerNotes(ctx, site.file, site.leaf, spellings)) flow.note(c.path, c.node, c.role, c.description, c.until);
+    if (verdict.kind === 'step' && verdict.role === 'producer') for (const h of helperNotes(ctx, site.file, site.leaf, subject.name)) flow.note(h.path, h.node, h.role, h.description, h.until);
     for (const next of verdict.kind === 'step' ? nextHops(ctx, flow, site, verdict, spellings) : []) {
       if (!hops.has(hopKey(next.hop, next.file)) && hops.size < FLOW_TRACE.maxHops) hops.set(hopKey(next.hop, next.file), next);
     }

@@ -326,3 +326,50 @@ describe('keys read through the project’s own helpers', () => {
     expect(helpers).toEqual(['transformation 11-12', 'precedence 4-8']);
   });
 });
+
+const RUST_MATCHER: Files = {
+  'Cargo.toml': lines('[package]', 'name = "matcher"', 'version = "0.1.0"', 'edition = "2021"'),
+  'src/main.rs': lines(
+    'use clap::Parser;', //                                                 1
+    'mod matcher;', //                                                      2
+    '', //                                                                  3
+    '#[derive(Parser)]', //                                                 4
+    'struct Args {', //                                                     5
+    '    #[arg(long = "plain-text")]', //                                   6
+    '    plain: bool,', //                                                  7
+    '}', //                                                                 8
+    '', //                                                                  9
+    'fn main() {', //                                                       10
+    '    let args = Args::parse();', //                                     11
+    '    let m = matcher::Matcher::new(args.plain);', //                    12
+    '    m.apply("a.b");', //                                               13
+    '}', //                                                                 14
+  ),
+  'src/matcher.rs': lines(
+    'pub struct Matcher {', //                                              1
+    '    literal: bool,', //                                                2
+    '}', //                                                                 3
+    '', //                                                                  4
+    'impl Matcher {', //                                                    5
+    '    pub fn new(literal: bool) -> Self {', //                           6
+    '        Self { literal }', //                                          7
+    '    }', //                                                             8
+    '', //                                                                  9
+    '    pub fn apply(&self, text: &str) -> String {', //                   10
+    '        if self.literal {', //                                         11
+    '            return text.to_string();', //                              12
+    '        }', //                                                         13
+    '        text.replace(".", "\\\\.")', //                                14
+    '    }', //                                                             15
+    '}', //                                                                 16
+  ),
+};
+
+describe('a constructor storing its parameter with `Self { x }`', () => {
+  it('follows the receiver’s field to the `self.x` that decides', () => {
+    const primary: Location = { role: 'primary', path: 'src/main.rs', symbol: 'plain', start_line: 6, end_line: 7 };
+    const result = traceFlow(context(RUST_MATCHER), { kind: 'cli_option', name: '--plain-text' }, primary);
+    if (result.kind !== 'found') throw new Error(result.reason);
+    expect(rolesAt(result.payload, 'src/matcher.rs', 11)).toContain('consumer');
+  });
+});

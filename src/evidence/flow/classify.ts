@@ -172,8 +172,9 @@ export class Classifier {
         const value = n.childForFieldName(keyed[1]);
         if (key && value) return this.keyedVerdict(n, key, value, prev, start);
       }
+      // A constructor's `Self { literal, … }` stores the parameter in the receiver's own field, read as `self.literal`.
       if (this.s.shorthand.has(n.type)) {
-        return this.step('transformation', n, `\`${n.text}\` copied into ${this.ownerLabel(n, n.text)}`);
+        return { ...this.step('transformation', n, `\`${n.text}\` copied into ${this.ownerLabel(n, n.text)}`), hop: n.parent?.parent?.childForFieldName('name')?.text === 'Self' ? { name: n.text, scope: null, origin: n } : undefined };
       }
       const call = this.s.calls[n.type];
       // `Some(runs)` wraps the value where it stands; the statement around it decides the role.

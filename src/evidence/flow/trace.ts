@@ -58,6 +58,8 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
     if (verdict.kind === 'step') for (const c of containerNotes(ctx, site.file, site.leaf, spellings)) flow.note(c.path, c.node, c.role, c.description, c.until);
     if (verdict.kind === 'step' && verdict.role === 'producer') for (const h of helperNotes(ctx, site.file, site.leaf, subject.name)) flow.note(h.path, h.node, h.role, h.description, h.until);
     for (const next of verdict.kind === 'step' ? nextHops(ctx, flow, site, verdict, spellings) : []) {
+      // A field spelled like the subject (`Self { dry_run }`) is already among the direct occurrences.
+      if (!next.hop.scope && !next.hop.global && spellings.mentions(next.hop.name)) continue;
       if (!hops.has(hopKey(next.hop, next.file)) && hops.size < FLOW_TRACE.maxHops) hops.set(hopKey(next.hop, next.file), next);
     }
   }
@@ -72,6 +74,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
   for (let next = queue.shift(); next; next = queue.shift()) {
     for (const further of followHop(ctx, flow, next.hop, next.file)) {
       const key = hopKey(further.hop, further.file);
+      if (!further.hop.scope && !further.hop.global && spellings.mentions(further.hop.name)) continue;
       if (next.depth >= FLOW_TRACE.maxHopDepth || hops.has(key) || hops.size >= FLOW_TRACE.maxHops) continue;
       hops.set(key, further);
       queue.push({ ...further, depth: next.depth + 1 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import type { AnalysisContext } from '../../src/evidence/context.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
+import { locateImplementation } from '../../src/evidence/locate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
@@ -371,5 +372,14 @@ describe('a constructor storing its parameter with `Self { x }`', () => {
     const result = traceFlow(context(RUST_MATCHER), { kind: 'cli_option', name: '--plain-text' }, primary);
     if (result.kind !== 'found') throw new Error(result.reason);
     expect(rolesAt(result.payload, 'src/matcher.rs', 11)).toContain('consumer');
+  });
+});
+
+describe('a symbol handed over as a keyword argument', () => {
+  it('cites the whole short call as the use, since its other arguments configure it', () => {
+    const result = locateImplementation(context(PY_UPLOADER), { kind: 'symbol', name: 'FlagFromEnv' });
+    if (result.kind !== 'found') throw new Error(JSON.stringify(result));
+    expect(result.payload.locations[0]).toMatchObject({ role: 'primary', path: 'hoist/helpers.py' });
+    expect(result.payload.locations.slice(1).map((l) => `${l.path}:${l.start_line}-${l.end_line}`)).toContain('hoist/options.py:28-32');
   });
 });

@@ -184,9 +184,31 @@ export function supportingLocations(ctx: AnalysisContext, primary: Location, q: 
     }
     if (onlyInStrings(ctx, h.path, h.line, h.text, h.carrier)) continue;
     ctx.read(h.path);
-    out.push({ role: 'supporting', path: h.path, symbol: h.carrier, start_line: h.line, end_line: h.line });
+    const call = keywordCall(ctx, h.path, h.line, h.carrier);
+    out.push({ role: 'supporting', path: h.path, symbol: h.carrier, start_line: call?.[0] ?? h.line, end_line: call?.[1] ?? h.line });
   }
   return out;
+}
+
+/** Lines a call handing the subject over as a keyword argument may span and still be cited whole. */
+const KEYWORD_CALL_LINES = 12;
+
+/**
+ * `add_argument("--user", action=EnvironmentDefault, env="APP_USER")`: a
+ * use passed as a keyword argument is configured by the call's other
+ * arguments, so the whole call is the use; cited whole when it is short.
+ */
+function keywordCall(ctx: AnalysisContext, path: string, line: number, carrier: string): [number, number] | null {
+  const file = path.endsWith('.py') ? ctx.parsed(path) : null;
+  const text = file?.text.split('\n', line)[line - 1];
+  const column = text ? new RegExp(`(^|[^\\w$])${escapeRegExp(carrier)}([^\\w$]|$)`).exec(text) : null;
+  if (!file || !text || !column) return null;
+  let n: SyntaxNode | null = file.tree.rootNode.descendantForPosition({ row: line - 1, column: Buffer.byteLength(text.slice(0, column.index + column[1]!.length)) });
+  while (n && n.type !== 'keyword_argument' && n.type !== 'call' && !/statement|definition|block/.test(n.type)) n = n.parent;
+  const call = n?.type === 'keyword_argument' && n.parent?.type === 'argument_list' ? n.parent.parent : null;
+  if (!call || call.type !== 'call') return null;
+  const [start, end] = [call.startPosition.row + 1, call.endPosition.row + 1];
+  return end > start && end - start < KEYWORD_CALL_LINES ? [start, end] : null;
 }
 
 export function found(primary: Location, supporting: readonly Location[], gaps: readonly string[] = []): LocateResult {

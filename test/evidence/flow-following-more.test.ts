@@ -336,6 +336,8 @@ describe('sources of a configuration key', () => {
     // Line 17 names the key; line 18's `env="TOKLY_REGION"` is another option's source.
     expect(flow.steps.filter((s) => s.location.path === 'tokly/cli.py').map(said)).toEqual([
       'producer tokly/cli.py:17-17 `TOKLY_TOKEN_FILE` named by `parser.add_argument` as `env` (in `build`)',
+      // The custom action reads the variable as the option's default: where the two sources meet.
+      'precedence tokly/cli.py:7-12 custom argparse action `FromEnv` sets the default and what is stored in the namespace',
     ]);
     expect(flow.steps.filter((s) => s.location.path === 'tokly/auth.py').map(said)).toEqual(
       expect.arrayContaining(['consumer tokly/auth.py:2-4 `args.token_file` decides the `if` in `read_token`']),

@@ -305,7 +305,7 @@ describe('a value passed to a function is followed into the callee', () => {
         // Third argument → third parameter, named `cap`, not `max_items`.
         'carrier src/meter.rs:9-9 parameter `cap` of `new` carries the value',
         'transformation src/meter.rs:10-10 `cap` copied into `Meter.budget` (in `new`)',
-        'carrier src/meter.rs:4-4 `Meter.budget` carries the value',
+        'carrier src/meter.rs:1-4 `Meter.budget` carries the value',
         'transformation src/meter.rs:14-14 `self.budget - self.used` copied into `left` (in `tick`)',
         'consumer src/meter.rs:15-18 `left` decides the `if` in `tick`',
       ]),
@@ -362,9 +362,9 @@ describe('Go: flag destinations, LookupEnv and package variables', () => {
     expect(flow.steps.map(said)).toEqual(
       expect.arrayContaining([
         'precedence cmd/beacon/main.go:19-19 flag `quiet` overrides the default read here (in `main`)',
-        'carrier cmd/beacon/main.go:11-11 `options.quiet` carries the value',
+        'carrier cmd/beacon/main.go:10-11 `options.quiet` carries the value',
         'transformation cmd/beacon/main.go:21-21 `opts.quiet` copied into `report.Settings.Quiet` (in `main`)',
-        'carrier internal/report/report.go:6-6 `Settings.Quiet` carries the value',
+        'carrier internal/report/report.go:5-6 `Settings.Quiet` carries the value',
         'consumer internal/report/report.go:10-12 `s.Quiet` decides the `if` in `Print`',
       ]),
     );
@@ -381,7 +381,7 @@ describe('Go: flag destinations, LookupEnv and package variables', () => {
       expect.arrayContaining([
         'producer main.go:14-14 `APP_CFG` read by `os.LookupEnv` (in `fromEnv`)',
         'transformation main.go:16-16 `v` copied into `o.cfgPath` (in `fromEnv`)',
-        'carrier main.go:9-9 `options.cfgPath` carries the value',
+        'carrier main.go:8-9 `options.cfgPath` carries the value',
         // `o.cfgPath` is a field: its reads in another method (and file) are the value's, not a bare `cfgPath` variable's.
         'consumer describe.go:4-6 `o.cfgPath` decides the `if` in `describe`',
         'transformation describe.go:7-7 `o.cfgPath` returned from `describe`',

@@ -34,7 +34,7 @@ describe('runtime_flow per language', () => {
     const flow = found(RUST_CLAP, primary);
     expect(summary(flow)).toEqual([
       'producer src/main.rs:8-9 dry_run',
-      'carrier src/config.rs:2-2 dry_run',
+      'carrier src/config.rs:1-2 dry_run',
       'transformation src/config.rs:10-10 null',
       'precedence src/config.rs:9-9 null',
       'consumer src/deploy.rs:4-7 null',
@@ -51,7 +51,7 @@ describe('runtime_flow per language', () => {
     const flow = found(TS_COMMANDER);
     expect(summary(flow)).toEqual([
       'producer src/cli.ts:6-6 null',
-      'carrier src/config.ts:2-2 dryRun',
+      'carrier src/config.ts:1-2 dryRun',
       'carrier src/config.ts:5-5 dryRun',
       'transformation src/config.ts:7-7 null',
       'precedence src/config.ts:6-6 null',
@@ -79,7 +79,7 @@ describe('runtime_flow per language', () => {
     const flow = found(GO_FLAG);
     expect(summary(flow)).toEqual([
       'producer main.go:12-12 null',
-      'carrier internal/deploy/deploy.go:4-4 DryRun',
+      'carrier internal/deploy/deploy.go:3-4 DryRun',
       'transformation main.go:14-14 null',
       'precedence main.go:16-16 null',
       'consumer internal/deploy/deploy.go:8-10 null',

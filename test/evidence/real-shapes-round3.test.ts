@@ -171,7 +171,7 @@ describe('TypeScript `arg` spec objects', () => {
     const primary: Location = { role: 'primary', path: 'src/cli.ts', symbol: null, start_line: 5, end_line: 5 };
     const result = traceFlow(ctx, { kind: 'cli_option', name: '--no-clipboard' }, primary);
     if (result.kind !== 'found') throw new Error(result.reason);
-    expect(stepsOf(result.payload)).toEqual(expect.arrayContaining(['carrier src/types.ts:3', 'transformation src/main.ts:5', 'consumer src/main.ts:7']));
+    expect(stepsOf(result.payload)).toEqual(expect.arrayContaining(['carrier src/types.ts:1', 'transformation src/main.ts:5', 'consumer src/main.ts:7']));
     expect(rolesAt(result.payload, 'src/cli.ts', 5)).toContain('producer');
     expect(rolesAt(result.payload, 'src/cli.ts', 7)).toEqual(['producer']);
     expect(result.payload.gaps.filter((g) => g.includes('not accounted for'))).toEqual([]);
@@ -185,7 +185,7 @@ describe('TypeScript option flows', () => {
     const result = traceFlow(ctx, { kind: 'cli_option', name: '--no-splitting' }, primary);
     if (result.kind !== 'found') throw new Error(result.reason);
     expect(rolesAt(result.payload, 'src/cli.ts', 6)).toEqual(['producer']);
-    expect(stepsOf(result.payload)).toEqual(expect.arrayContaining(['carrier src/options.ts:4', 'consumer src/build.ts:6']));
+    expect(stepsOf(result.payload)).toEqual(expect.arrayContaining(['carrier src/options.ts:3', 'consumer src/build.ts:6']));
   });
 
   it('follows a flag copied into `dts.resolve` to its reads, not to `path.resolve()` calls', () => {
@@ -202,7 +202,7 @@ describe('TypeScript option flows', () => {
     const result = traceFlow(ctx, { kind: 'cli_option', name: '--metafile' }, null);
     if (result.kind !== 'found') throw new Error(result.reason);
     expect(result.payload.gaps.filter((g) => g.includes('not accounted for'))).toEqual([]);
-    expect(stepsOf(result.payload)).toContain('carrier src/options.ts:5');
+    expect(stepsOf(result.payload)).toContain('carrier src/options.ts:3');
   });
 });
 

@@ -172,7 +172,7 @@ describe('Rust values parsed straight into a settings field', () => {
   it('follows `settings.retry_count = number(m, "retries")` to the field, its default and the loop it bounds', () => {
     const flow = trace(context(RUST_PINGER), '--retries');
     expect(rolesAt(flow, 'src/settings.rs', 20)).toContain('producer');
-    expect(rolesAt(flow, 'src/settings.rs', 4)).toEqual(['carrier']);
+    expect(rolesAt(flow, 'src/settings.rs', 3)).toEqual(['carrier']);
     expect(rolesAt(flow, 'src/settings.rs', 10)).toEqual(['precedence']);
     expect(rolesAt(flow, 'src/run.rs', 18)).toContain('consumer');
   });
@@ -209,7 +209,7 @@ describe('Rust clap builders and struct literals', () => {
 
   it('follows a value read into a struct-literal field (`indent_width: m.get_one("indent")…`) to where it is used', () => {
     const flow = trace(context(RUST_VIEWER), '--indent');
-    expect(rolesAt(flow, 'src/config.rs', 4)).toEqual(['carrier']);
+    expect(rolesAt(flow, 'src/config.rs', 3)).toEqual(['carrier']);
     expect(rolesAt(flow, 'src/printer.rs', 4)).toEqual(['consumer']);
   });
 });

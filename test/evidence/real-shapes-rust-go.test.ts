@@ -183,7 +183,7 @@ describe('Rust flag documentation', () => {
     expect(result.payload.gaps.filter((g) => g.includes('flags.rs:14'))).toEqual([]);
     expect(result.payload.steps.some((s) => s.location.path === 'src/flags.rs' && s.location.start_line === 14)).toBe(false);
     expect(result.payload.steps.map((s) => `${s.role} ${s.location.start_line}`)).toEqual(
-      expect.arrayContaining(['carrier 3', 'precedence 19', 'consumer 24']),
+      expect.arrayContaining(['carrier 2', 'precedence 19', 'consumer 24']),
     );
   });
 });

@@ -51,12 +51,22 @@ function calleeParts(callee: SyntaxNode): { name: string; qualifier: string | nu
   return { name: last.text, qualifier };
 }
 
-/** The function node whose definition starts at `line` (its name on `nameLine`). */
-function functionAt(file: ParsedFile, line: number, nameLine: number): SyntaxNode | null {
+/**
+ * The function node whose definition starts at `line` (its name on `nameLine`).
+ * Searched from the name itself: `export const get = (a, b) => …` starts with
+ * a keyword whose ancestors never include the arrow function, which is the
+ * declarator's value.
+ */
+function functionAt(file: ParsedFile, line: number, nameLine: number, name: string): SyntaxNode | null {
   const text = file.text.split('\n', nameLine)[nameLine - 1] ?? '';
-  const column = text.length - text.trimStart().length;
+  const at = new RegExp(`(^|[^A-Za-z0-9_$])${name.replace(/\$/g, '\\$')}([^A-Za-z0-9_$]|$)`).exec(text);
+  const column = at ? Buffer.byteLength(text.slice(0, at.index + at[1]!.length)) : text.length - text.trimStart().length;
   let n: SyntaxNode | null = file.tree.rootNode.descendantForPosition({ row: nameLine - 1, column });
-  for (; n; n = n.parent) if (FUNCTION_NODES.has(n.type) && n.startPosition.row + 1 >= line) return n;
+  for (; n; n = n.parent) {
+    if (FUNCTION_NODES.has(n.type) && n.startPosition.row + 1 >= line) return n;
+    const value = n.type === 'variable_declarator' ? n.childForFieldName('value') : null;
+    if (value && FUNCTION_NODES.has(value.type)) return value;
+  }
   return null;
 }
 
@@ -113,7 +123,7 @@ export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxN
   if (found.length === 0) return matches.length < FLOW_TRACE.maxHopOccurrences * 4 ? 'external' : null;
   if (found.length !== 1) return null;
   const target = found[0]!;
-  const fn = functionAt(target.file, target.line, target.nameLine);
+  const fn = functionAt(target.file, target.line, target.nameLine, parts.name);
   if (!fn) return null;
   const params = parameters(family, fn);
   const name = arg.keyword ?? params[arg.index];

@@ -20,6 +20,8 @@ import {
   branchCondition,
   enclosingFunctionName,
   enclosingRecordName,
+  isPlainParameter,
+  recordHeader,
   shapes,
   snippet,
   within,
@@ -170,8 +172,9 @@ export class Classifier {
         const value = n.childForFieldName(keyed[1]);
         if (key && value) return this.keyedVerdict(n, key, value, prev, start);
       }
+      // A constructor's `Self { literal, … }` stores the parameter in the receiver's own field, read as `self.literal`.
       if (this.s.shorthand.has(n.type)) {
-        return this.step('transformation', n, `\`${n.text}\` copied into ${this.ownerLabel(n, n.text)}`);
+        return { ...this.step('transformation', n, `\`${n.text}\` copied into ${this.ownerLabel(n, n.text)}`), hop: n.parent?.parent?.childForFieldName('name')?.text === 'Self' ? { name: n.text, scope: null, origin: n } : undefined };
       }
       const call = this.s.calls[n.type];
       // `Some(runs)` wraps the value where it stands; the statement around it decides the role.
@@ -346,6 +349,7 @@ export class Classifier {
   }
 
   private isParam(n: SyntaxNode, prev: SyntaxNode): boolean {
+    if (this.family === 'js' && (n.type === 'shorthand_property_identifier_pattern' || n.type === 'identifier')) return isPlainParameter(n);
     if (!(n.type in this.s.params)) return false;
     if (this.family === 'python' && n.type === 'identifier') {
       return n.parent?.type === 'parameters' || n.parent?.type === 'lambda_parameters';
@@ -397,12 +401,12 @@ export class Classifier {
         also: defaulted ? { role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` } : undefined,
       };
     }
-    return this.fieldStep('carrier', n, `\`${label}\` carries the value`);
+    return this.fieldStep('carrier', n, `\`${label}\` carries the value`, recordHeader(this.family, n));
   }
 
-  private fieldStep(role: FlowRole, n: SyntaxNode, description: string): Verdict {
+  private fieldStep(role: FlowRole, n: SyntaxNode, description: string, from?: SyntaxNode): Verdict {
     const name = n.childForFieldName(this.s.fields[n.type] ?? 'name');
-    return { kind: 'step', role, node: n, symbol: name?.text ?? null, description };
+    return { kind: 'step', role, node: n, ...(from ? { from } : {}), symbol: name?.text ?? null, description };
   }
 
   private attributeVerdict(attribute: SyntaxNode): Verdict {

@@ -178,6 +178,26 @@ export function enclosingRecordName(family: Family, node: SyntaxNode): string | 
   return null;
 }
 
+/** How far below its record's header a field may sit for the header to open its citation. */
+const RECORD_HEADER_LINES = 16;
+
+/**
+ * The record declaring a field (`type Config struct {`, `pub struct Prefs {`),
+ * when its header is close enough above the field to be cited with it: which
+ * type carries the value is half of what a reader wants from a field step.
+ */
+export function recordHeader(family: Family, field: SyntaxNode): SyntaxNode | undefined {
+  const records = shapes(family).records;
+  for (let n = field.parent; n; n = n.parent) {
+    if (shapes(family).functions.has(n.type)) return undefined;
+    if (!records[n.type]) continue;
+    // A Go `type_spec` sits in its `type_declaration`, which holds the `type` keyword.
+    const header = n.type === 'type_spec' && n.parent?.type === 'type_declaration' ? n.parent : n;
+    return field.startPosition.row - header.startPosition.row <= RECORD_HEADER_LINES ? header : undefined;
+  }
+  return undefined;
+}
+
 /** One line of source text for a description: whitespace collapsed, bounded. */
 export function snippet(text: string, max = 80): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -263,4 +283,22 @@ const ARITHMETIC_OPERATOR = /^(\+|-|\*\*?|\/\/?|%|@|<<|>>>?|&\^?|\||\^)=$/;
 /** `x += n`, `x -= n`: the value adjusted in place. */
 export function isArithmeticAssignment(n: SyntaxNode): boolean {
   return ASSIGNMENTS_WITH_OPERATOR.has(n.type) && ARITHMETIC_OPERATOR.test(n.childForFieldName('operator')?.text ?? '');
+}
+
+/**
+ * JavaScript declares parameters without a wrapping node: `(diff, dryRun) =>`,
+ * `run(dryRun = false)`, and `constructor({ dryRun, cwd })` or
+ * `function run({ dryRun } = {})`, where a name destructured from an options
+ * argument is a parameter exactly as if it had been declared one by one.
+ * (TypeScript wraps each in a `required_parameter`, which the shapes table names.)
+ */
+export function isPlainParameter(n: SyntaxNode): boolean {
+  let p = n.parent;
+  if (n.type === 'identifier' && p?.type === 'assignment_pattern' && p.childForFieldName('left')?.equals(n)) p = p.parent;
+  if (n.type === 'identifier') return p?.type === 'formal_parameters';
+  if (p?.type !== 'object_pattern') return false;
+  p = p.parent;
+  if (p?.type === 'assignment_pattern') p = p.parent;
+  if (p?.type === 'required_parameter' || p?.type === 'optional_parameter') p = p.parent;
+  return p?.type === 'formal_parameters';
 }

@@ -12,6 +12,9 @@ import { single } from './go.js';
 import { hopTo } from './hops.js';
 import { Classifier, type Hop, type Verdict } from './classify.js';
 import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
+import { containerNotes } from './containers.js';
+import { helperNotes } from './helpers.js';
+import { customActionClass, namespaceSplats } from './python-args.js';
 import { Spellings, subjectSpellings, type Subject } from './spellings.js';
 import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './syntax.js';
 import { escapeRegExp } from '../../core/text.js';
@@ -54,18 +57,26 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
     if (foreign(site) || namesake(site)) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
     flow.add(site, verdict);
+    if (verdict.kind === 'step') for (const c of containerNotes(ctx, site.file, site.leaf, spellings)) flow.note(c.path, c.node, c.role, c.description, c.until);
+    if (verdict.kind === 'step' && verdict.role === 'producer') for (const h of helperNotes(ctx, site.file, site.leaf, subject.name)) flow.note(h.path, h.node, h.role, h.description, h.until);
     for (const next of verdict.kind === 'step' ? nextHops(ctx, flow, site, verdict, spellings) : []) {
+      // A field spelled like the subject (`Self { dry_run }`) is already among the direct occurrences.
+      if (!next.hop.scope && !next.hop.global && spellings.mentions(next.hop.name)) continue;
       if (!hops.has(hopKey(next.hop, next.file)) && hops.size < FLOW_TRACE.maxHops) hops.set(hopKey(next.hop, next.file), next);
     }
   }
   // The declaration's own carrier (`#[arg(long = "max-count")] limit`, `dest="limit"`) is where the parsed value lands.
   const declared = declaredCarrier(ctx, primary, spellings);
   if (declared && !hops.has(hopKey(declared.hop, declared.file))) hops.set(hopKey(declared.hop, declared.file), declared);
+  const primaryFile = primary ? ctx.parsed(primary.path) : null;
+  const action = primary && primaryFile ? customActionClass(ctx, primaryFile, primary.start_line, primary.end_line) : null;
+  if (action) flow.note(action.file.path, action.node, 'precedence', `custom argparse action \`${action.name}\` sets the default and what is stored in the namespace`);
   // Breadth first, to a bounded depth: a value copied into a field, then into another struct's field, …
   const queue = [...hops.values()].map((h) => ({ ...h, depth: 1 }));
   for (let next = queue.shift(); next; next = queue.shift()) {
     for (const further of followHop(ctx, flow, next.hop, next.file)) {
       const key = hopKey(further.hop, further.file);
+      if (!further.hop.scope && !further.hop.global && spellings.mentions(further.hop.name)) continue;
       if (next.depth >= FLOW_TRACE.maxHopDepth || hops.has(key) || hops.size >= FLOW_TRACE.maxHops) continue;
       hops.set(key, further);
       queue.push({ ...further, depth: next.depth + 1 });
@@ -163,6 +174,13 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     }
   }
   const further: { hop: Hop; file: ParsedFile }[] = [];
+  // A Python field also travels inside its object's attribute dict: `Settings(**vars(args))` hands it to a parameter.
+  if (!hop.scope && !hop.global && origin.language === 'python') {
+    for (const t of namespaceSplats(ctx, hop.name)) {
+      for (const c of t.carriers) flow.note(t.origin.path, c, 'carrier', `\`${hop.name}\` travels in the attribute dict splatted into \`${t.callee}\``);
+      further.push({ hop: { name: hop.name, scope: t.fn, origin: t.call, file: t.file }, file: t.origin });
+    }
+  }
   for (const site of sites) {
     if (site.file === origin && site.leaf.startIndex >= hop.origin.startIndex && site.leaf.endIndex <= hop.origin.endIndex) continue;
     const verdict = classifierFor(site.file, spellings).classify(site.leaf);
@@ -313,9 +331,9 @@ class FlowBuilder {
   }
 
   /** A step that is no occurrence of a carrier: a caller keeping the result of a function that returns the value. */
-  note(path: string, node: SyntaxNode, role: FlowRole, description: string): void {
+  note(path: string, node: SyntaxNode, role: FlowRole, description: string, until: SyntaxNode = node): void {
     const start = node.startPosition.row + 1;
-    const end = Math.min(node.endPosition.row + 1, start + EVIDENCE.maxLocationLines - 1);
+    const end = Math.min(Math.max(start, until.endPosition.row + 1), start + EVIDENCE.maxLocationLines - 1);
     const key = `${role}\0${path}\0${start}\0${end}`;
     if (!this.drafts.has(key)) this.drafts.set(key, { role, path, start, end, symbol: null, description });
   }
@@ -376,7 +394,8 @@ class FlowBuilder {
     const unique = drafts.filter(
       (d) => first.get(at(d)) === d || !drafts.some((o) => o !== d && o.role === d.role && first.get(at(o)) === o),
     );
-    const kept = selectSteps(unique, discovered);
+    const candidates = unique.length > EVIDENCE.maxFlowSteps ? mergeNearby(unique, discovered) : unique;
+    const kept = selectSteps(candidates, discovered);
     const gaps: string[] = [];
     for (const role of FLOW_ROLES) {
       if (!kept.some((d) => d.role === role)) gaps.push(`no ${role} of \`${this.carrier}\` found in non-test source`);
@@ -388,7 +407,7 @@ class FlowBuilder {
     if (!drafts.some((d) => d.role === 'carrier' && d.description.startsWith('parameter'))) {
       for (const p of this.passed.filter((q) => !this.settled.has(q.call))) gaps.push(`value passed to \`${p.callee}\` at ${p.at} is not followed into the callee`);
     }
-    const omitted = unique.filter((d) => !kept.includes(d));
+    const omitted = candidates.filter((d) => !kept.includes(d));
     if (omitted.length > 0) {
       gaps.push(`${omitted.length} further steps omitted (limit ${EVIDENCE.maxFlowSteps}): ${omitted.map((d) => `${d.path}:${d.start}`).join(', ')}`);
     }
@@ -454,6 +473,31 @@ function flowOrder(primary: Location | null): (a: Draft, b: Draft) => number {
     (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) ||
     a.start - b.start ||
     a.end - b.end;
+}
+
+/** Lines apart, and lines in all, within which two steps of one role in one file may share a citation. */
+const MERGE_GAP_LINES = 3;
+const MERGED_MAX_LINES = 12;
+
+/**
+ * Past the step limit, neighbouring steps of one role in one file (`const cmd = [...]`
+ * two lines above `return cmd`) are cited as one range before any step is dropped:
+ * the reader loses no line, and the flow loses no step.
+ */
+function mergeNearby(ordered: Draft[], discovered: Map<Draft, number>): Draft[] {
+  const out: Draft[] = [];
+  for (const d of ordered) {
+    const prev = out[out.length - 1];
+    if (prev && prev.role === d.role && prev.path === d.path && d.start - prev.end <= MERGE_GAP_LINES && d.start >= prev.start && Math.max(prev.end, d.end) - prev.start < MERGED_MAX_LINES) {
+      const joined = `${prev.description}; ${d.description}`;
+      const merged: Draft = { ...prev, end: Math.max(prev.end, d.end), symbol: prev.symbol === d.symbol ? prev.symbol : null, description: Buffer.byteLength(joined) <= EVIDENCE.descriptionMaxBytes ? joined : prev.description };
+      discovered.set(merged, Math.min(discovered.get(prev) ?? 0, discovered.get(d) ?? 0));
+      out[out.length - 1] = merged;
+      continue;
+    }
+    out.push(d);
+  }
+  return out;
 }
 
 /** At most the contract's step limit: the first step of every role, then the nearest to the subject in discovery order. */

@@ -30,6 +30,8 @@ const SIZES = [
   { name: 'phone', width: 390, height: 844 },
 ] as const;
 const STEP_MS = 15_000;
+/** A cold Chromium on a busy 2-core machine has needed more than 30 s to answer on its debugging pipe (once, in a clean-clone CI run). */
+const BROWSER_LAUNCH_MS = 120_000;
 
 let f: Filled;
 let ui: UiServer;
@@ -43,7 +45,7 @@ beforeAll(async () => {
   if (CHROMIUM === undefined) throw new Error('chromium is not installed (apt-get install chromium); .ci/run installs it');
   f = await fill();
   ui = await startUi({ dataDir: f.env.dataDir, repository: f.env.root, pollMs: 100 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'], timeout: 30_000 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'], timeout: BROWSER_LAUNCH_MS });
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(STEP_MS);
   mkdirSync(SHOTS, { recursive: true });

@@ -37,6 +37,14 @@ export const WATCH = {
 export interface WorktreeState {
   /** The current source snapshot digest when it is known without running anything, else null. */
   current(): Digest | null;
+  /**
+   * A token for the worktree as it is now, while its digest is still being
+   * taken: non-null only when every directory is watched, so that any later
+   * change moves it. Null when not watching.
+   */
+  pending?(): number | null;
+  /** The digest of the worktree as it was at `token`, once known, if nothing changed since; else null. */
+  digestAt?(token: number): Digest | null;
 }
 
 export class WorktreeWatch implements WorktreeState {
@@ -46,6 +54,8 @@ export class WorktreeWatch implements WorktreeState {
   private timer: NodeJS.Timeout | null = null;
   private walkNeeded = true;
   private stopped = false;
+  /** Every directory is watched (between a completed walk and the next one). */
+  private armed = false;
   /** Snapshots taken by the watch (tests and benchmarks). */
   verifications = 0;
 
@@ -65,6 +75,16 @@ export class WorktreeWatch implements WorktreeState {
     return v !== null && v.generation === this.generation && !this.stopped ? v.digest : null;
   }
 
+  pending(): number | null {
+    return this.armed && !this.stopped ? this.generation : null;
+  }
+
+  // The snapshot known at `token` was started at that generation and nothing
+  // changed since: the worktree then, now and when it was read are the same.
+  digestAt(token: number): Digest | null {
+    return token === this.generation ? this.current() : null;
+  }
+
   /** True once a snapshot is known and nothing changed since (tests wait for it). */
   get settled(): boolean {
     return this.current() !== null;
@@ -72,6 +92,7 @@ export class WorktreeWatch implements WorktreeState {
 
   close(): void {
     this.stopped = true;
+    this.armed = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     for (const w of this.watchers.values()) w.close();
@@ -156,6 +177,7 @@ export class WorktreeWatch implements WorktreeState {
    */
   private async rewatch(): Promise<void> {
     this.verified = null;
+    this.armed = false;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
     for (const dir of await this.gitDirectories()) this.arm(dir, true);
@@ -179,6 +201,7 @@ export class WorktreeWatch implements WorktreeState {
     };
     // The work tree's directories git could list a file in: not .git, not ignored as a whole.
     await walk('');
+    this.armed = !this.stopped;
   }
 
   private arm(dir: string, structural: boolean): void {

@@ -20,7 +20,7 @@ import { splitLines } from '../validate/snapshot-reader.js';
 import { planFromCache, type AuthorityMode, type CacheContext, type CachePlan, type ServedUnit } from './cache-plan.js';
 import { FreshnessChecker } from './freshness.js';
 import { renderFrontierView } from './frontier-view.js';
-import { HitMemo } from './hit-memo.js';
+import { HitMemo, sameSnapshot } from './hit-memo.js';
 import { reuseNegatives, runLadder, type LadderOutcome } from './ladder.js';
 import { basisOf, worktreeSnapshot } from './negative.js';
 import { decideOutcome, viewEntries } from './outcome.js';
@@ -213,7 +213,7 @@ export function createEngine(deps: EngineDeps): Engine {
     let teamAsked = false;
     const decided = (result: EngineResult): EngineResult => {
       observed.stop();
-      if (hits && memoKey && snapshot !== null && !teamAsked && result.cacheHit && !result.workerSpawned && hits.snapshot() === snapshot)
+      if (hits && memoKey && snapshot !== null && !teamAsked && result.cacheHit && !result.workerSpawned && sameSnapshot(snapshot, hits.snapshot()))
         hits.remember(memoKey, { generation, snapshot, files: observed.seen }, result, lastBook);
       return result;
     };

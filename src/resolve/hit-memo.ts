@@ -24,8 +24,12 @@ const HIT_MEMO_ENTRIES = 128;
 /** What a decision rested on besides the request. */
 export interface HitInputs {
   readonly generation: number;
-  /** The worktree's snapshot digest when the decision was made (known to the watch). */
-  readonly snapshot: Digest;
+  /**
+   * The worktree's snapshot digest when the decision was made, or — when the
+   * watch was still taking it — the watch's token for that moment, resolved
+   * to the digest once the watch knows it (and dropped if anything changed).
+   */
+  readonly snapshot: Digest | { readonly pending: number };
   readonly files: Observed;
 }
 
@@ -34,6 +38,13 @@ interface Entry {
   readonly result: EngineResult;
   /** Queues the bookkeeping rows of one more serving of this result. */
   readonly book: (nowMs: number, durationMs: number) => void;
+}
+
+/** Whether two readings of the worktree (digest or pending token) stand for the same moment's state. */
+export function sameSnapshot(a: HitInputs['snapshot'] | null, b: HitInputs['snapshot'] | null): boolean {
+  if (a === null || b === null) return false;
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return a.pending === b.pending;
 }
 
 export class HitMemo {
@@ -50,9 +61,12 @@ export class HitMemo {
     return evidenceGeneration(this.db);
   }
 
-  /** The worktree's snapshot digest when known without running anything. */
-  snapshot(): Digest | null {
-    return this.worktree.current();
+  /** The worktree's snapshot digest when known without running anything, else the watch's token for now, else null. */
+  snapshot(): HitInputs['snapshot'] | null {
+    const digest = this.worktree.current();
+    if (digest !== null) return digest;
+    const token = this.worktree.pending?.() ?? null;
+    return token === null ? null : { pending: token };
   }
 
   remember(key: string, inputs: HitInputs, result: EngineResult, book: Entry['book']): void {
@@ -68,7 +82,7 @@ export class HitMemo {
   reuse(key: string, nowMs: number, durationMs: () => number): EngineResult | null {
     const entry = this.entries.get(key);
     if (!entry) return null;
-    if (!this.holds(entry.inputs)) {
+    if (!this.holds(key, entry)) {
       this.entries.delete(key);
       return null;
     }
@@ -76,9 +90,17 @@ export class HitMemo {
     return entry.result;
   }
 
-  private holds(inputs: HitInputs): boolean {
+  private holds(key: string, entry: Entry): boolean {
+    const inputs = entry.inputs;
     if (this.generation() !== inputs.generation) return false;
-    if (this.worktree.current() !== inputs.snapshot) return false;
+    let snapshot = inputs.snapshot;
+    if (typeof snapshot !== 'string') {
+      const known = this.worktree.digestAt?.(snapshot.pending) ?? null;
+      if (known === null) return false;
+      snapshot = known;
+      this.entries.set(key, { ...entry, inputs: { ...inputs, snapshot } });
+    }
+    if (this.worktree.current() !== snapshot) return false;
     for (const [path, digest] of inputs.files) if (this.freshness.digestOf(path) !== digest) return false;
     return true;
   }

@@ -79,4 +79,32 @@ describe('worktree watch', () => {
     w.close();
     expect(w.current()).toBeNull();
   });
+
+  it('gives a token for the worktree while its digest is being taken, and the digest for that token only while nothing changed', async () => {
+    const root = repo();
+    const idle = new WorktreeWatch(root).start(60_000);
+    try {
+      // Not watching yet: no token (a change now would go unseen).
+      expect(idle.pending()).toBeNull();
+    } finally {
+      idle.close();
+    }
+    const w = new WorktreeWatch(root).start();
+    try {
+      const digest = await known(w);
+      const token = w.pending();
+      expect(token).not.toBeNull();
+      expect(w.digestAt(token!)).toBe(digest);
+      writeFileSync(join(root, 'src/a.ts'), 'export const a = 2;\n');
+      await turn();
+      expect(w.digestAt(token!)).toBeNull();
+      await known(w);
+      // The old moment is gone for good, even once the new digest is known.
+      expect(w.digestAt(token!)).toBeNull();
+      expect(w.digestAt(w.pending()!)).toBe(captureSnapshot(root).sourceDigest);
+    } finally {
+      w.close();
+    }
+    expect(w.pending()).toBeNull();
+  });
 });

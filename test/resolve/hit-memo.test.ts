@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/core/resolution.js';
 import type { Worker } from '../../src/core/worker.js';
-import { WorktreeWatch } from '../../src/repo/worktree-watch.js';
+import { captureSnapshot } from '../../src/repo/snapshot.js';
+import { WorktreeWatch, type WorktreeState } from '../../src/repo/worktree-watch.js';
 import { createEngine } from '../../src/resolve/engine.js';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
 import { openDb, type Db } from '../../src/store/db.js';
@@ -142,5 +143,33 @@ describe('remembered hits', () => {
     const third = await engine.resolve(levelsNeed(repo), options());
     expect(third).toMatchObject({ cacheHit: true, workerSpawned: false, missing: ['focused_tests'] });
     expect(runs).toBe(2);
+  });
+
+  it('remember an answer decided while the watch was still taking the snapshot, once the watch knows that same moment', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
+    closers.push(() => db.close());
+    // A watch that is armed but has not reported yet, then reports generation 7, then sees an edit.
+    let known = false;
+    let generation = 7;
+    const digest = captureSnapshot(repo.root).sourceDigest;
+    const state: WorktreeState = {
+      current: () => (known && generation === 7 ? digest : null),
+      pending: () => generation,
+      digestAt: (token) => (known && token === generation && generation === 7 ? digest : null),
+    };
+    const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
+    const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
+    await engine.resolve(locate(repo), options());
+    const early = await engine.resolve(locate(repo), options());
+    expect(early.resolution.kind).toBe('exact_hit');
+    known = true;
+    expect(await engine.resolve(locate(repo), options())).toBe(early);
+    // Anything that moves the watch's generation retires the remembered answer.
+    generation = 8;
+    const moved = await engine.resolve(locate(repo), options());
+    expect(moved).not.toBe(early);
+    expect(moved).toEqual(early);
   });
 });

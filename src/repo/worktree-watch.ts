@@ -45,6 +45,8 @@ export interface WorktreeState {
   pending?(): number | null;
   /** The digest of the worktree as it was at `token`, once known, if nothing changed since; else null. */
   digestAt?(token: number): Digest | null;
+  /** Calls `listener` each time the watch comes to know the current snapshot. */
+  onKnown?(listener: () => void): void;
 }
 
 export class WorktreeWatch implements WorktreeState {
@@ -56,6 +58,7 @@ export class WorktreeWatch implements WorktreeState {
   private stopped = false;
   /** Every directory is watched (between a completed walk and the next one). */
   private armed = false;
+  private readonly listeners: (() => void)[] = [];
   /** Snapshots taken by the watch (tests and benchmarks). */
   verifications = 0;
 
@@ -73,6 +76,10 @@ export class WorktreeWatch implements WorktreeState {
   current(): Digest | null {
     const v = this.verified;
     return v !== null && v.generation === this.generation && !this.stopped ? v.digest : null;
+  }
+
+  onKnown(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   pending(): number | null {
@@ -163,7 +170,15 @@ export class WorktreeWatch implements WorktreeState {
       const digest = (await captureSnapshotAsync(this.root)).sourceDigest;
       this.verifications++;
       this.verified = { digest, generation };
-      if (generation === this.generation) this.log(`worktree watch: ${this.watchers.size} directories watched, snapshot ${digest.slice(3, 15)} known`);
+      if (generation === this.generation) {
+        this.log(`worktree watch: ${this.watchers.size} directories watched, snapshot ${digest.slice(3, 15)} known`);
+        for (const l of this.listeners)
+          try {
+            l();
+          } catch (e) {
+            this.log(`worktree watch listener failed: ${(e as Error).message}`);
+          }
+      }
     } catch (e) {
       this.verified = null;
       this.log(`worktree snapshot failed: ${(e as Error).message}`);

@@ -55,6 +55,9 @@ export interface TeamLink {
   noteHit(): void;
 }
 
+/** Hits decided before the worktree watch knew the snapshot, kept to be decided again once it does. */
+const REHEARSALS_MAX = 32;
+
 /** Rendered views kept per engine (a few KiB each). */
 const VIEW_MEMO_ENTRIES = 256;
 
@@ -156,7 +159,16 @@ export function createEngine(deps: EngineDeps): Engine {
     };
   }
 
-  function finish(need: CompiledNeed, plan: CachePlan, issued: ReadonlySet<string>, ladder: LadderOutcome | null, opts: ResolveOptions, started: number): EngineResult {
+  /** The engine's answer for a plan; `record` false decides without queuing bookkeeping rows (a rehearsal). */
+  function finish(
+    need: CompiledNeed,
+    plan: CachePlan,
+    issued: ReadonlySet<string>,
+    ladder: LadderOutcome | null,
+    opts: ResolveOptions,
+    started: number,
+    record = true,
+  ): EngineResult {
     const sufficiency = sufficiencyFor(need, plan);
     const sufficiencyId = sufficiency?.id ?? null;
     const outcome = decideOutcome(need, plan, issued, { ladder, cacheOnly: opts.cacheOnly, sufficiencyId });
@@ -178,7 +190,7 @@ export function createEngine(deps: EngineDeps): Engine {
           nowMs,
         );
       });
-    book(nowMs, Math.max(0, nowMs - started));
+    if (record) book(nowMs, Math.max(0, nowMs - started));
     lastBook = book;
     return engineResult(outcome, rendered, ladder, cacheHit);
   }
@@ -213,12 +225,55 @@ export function createEngine(deps: EngineDeps): Engine {
     let teamAsked = false;
     const decided = (result: EngineResult): EngineResult => {
       observed.stop();
-      if (hits && memoKey && snapshot !== null && !teamAsked && result.cacheHit && !result.workerSpawned && sameSnapshot(snapshot, hits.snapshot()))
-        hits.remember(memoKey, { generation, snapshot, files: observed.seen }, result, lastBook);
+      if (hits && memoKey && !teamAsked && result.cacheHit && !result.workerSpawned) {
+        if (snapshot !== null && sameSnapshot(snapshot, hits.snapshot())) hits.remember(memoKey, { generation, snapshot, files: observed.seen }, result, lastBook);
+        else if (snapshot === null) rehearseLater(memoKey, need, opts);
+      }
       return result;
     };
     try {
       return await resolveFrom(need, opts, started, contextFor(new Set<string>()), decided, () => (teamAsked = true));
+    } finally {
+      observed.stop();
+    }
+  }
+
+  // A server's first needs arrive before its worktree watch can vouch for the
+  // worktree, so their hits cannot be remembered then. They are decided again
+  // from the cache alone once the watch first knows the snapshot — off any
+  // request, recording nothing and running nothing — so that the session's
+  // first repeat is already a remembered hit.
+  const rehearsals = new Map<string, { need: CompiledNeed; opts: ResolveOptions }>();
+  let listening = false;
+  function rehearseLater(memoKey: string, need: CompiledNeed, opts: ResolveOptions): void {
+    if (!deps.worktree?.onKnown || rehearsals.size >= REHEARSALS_MAX) return;
+    rehearsals.set(memoKey, { need, opts: { cacheOnly: opts.cacheOnly, modelWorkersLeft: opts.modelWorkersLeft, signal: new AbortController().signal } });
+    if (listening) return;
+    listening = true;
+    deps.worktree.onKnown(() => {
+      for (const [memoKey, r] of rehearsals) rehearse(memoKey, r.need, r.opts);
+      rehearsals.clear();
+    });
+  }
+
+  /** Decides `need` from the cache alone and remembers a zero-worker answer; no worker, no team, no bookkeeping. */
+  function rehearse(memoKey: string, need: CompiledNeed, opts: ResolveOptions): void {
+    const snapshot = hits?.snapshot() ?? null;
+    if (!hits || snapshot === null) return;
+    const generation = hits.generation();
+    const observed = freshness.observe();
+    try {
+      const noIssued = new Set<string>();
+      const ctx = contextFor(noIssued);
+      const plan = planFromCache(ctx, need);
+      const requiredDone = (plan.coveredMask & plan.requiredMask) === plan.requiredMask;
+      if (plan.contradiction || (deps.team && !requiredDone)) return;
+      const explorers = requiredDone ? freeForStalePreferred(plan) : deps.explorers;
+      const reused = explorers.length === 0 ? null : reuseNegatives(ctx, need, plan, explorers, opts);
+      if (explorers.length > 0 && !reused) return;
+      const result = finish(need, plan, noIssued, reused, opts, now(), false);
+      if (result.cacheHit && !result.workerSpawned && sameSnapshot(snapshot, hits.snapshot()))
+        hits.remember(memoKey, { generation, snapshot, files: observed.seen }, result, lastBook);
     } finally {
       observed.stop();
     }

@@ -1,0 +1,74 @@
+// A server's first hits come before its worktree watch can vouch for the
+// worktree, so they cannot be remembered then. Once the watch first knows the
+// snapshot they are decided again from the cache alone (resolve/engine.ts
+// rehearse): no worker, no bookkeeping row; the session's first repeat is then
+// a remembered answer, made without planning. Plans are counted by wrapping
+// the real planner.
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
+import { captureSnapshot } from '../../src/repo/snapshot.js';
+import type { WorktreeState } from '../../src/repo/worktree-watch.js';
+import { createEngine } from '../../src/resolve/engine.js';
+import { openDb } from '../../src/store/db.js';
+import { citing, IL_PARSE_OPTIONS, makeRepo, need, options, scriptedWorker, settled, type Repo } from './fixture.js';
+
+const plans = vi.hoisted(() => ({ n: 0 }));
+vi.mock('../../src/resolve/cache-plan.js', async (original) => {
+  const real = await original<typeof import('../../src/resolve/cache-plan.js')>();
+  return {
+    ...real,
+    planFromCache: (...args: Parameters<typeof real.planFromCache>) => {
+      plans.n++;
+      return real.planFromCache(...args);
+    },
+  };
+});
+
+const repos: Repo[] = [];
+afterAll(() => repos.forEach((r) => r.cleanup()));
+
+describe('hits decided before the watch knew the snapshot', () => {
+  it('are decided again once it does, recording nothing and running nothing, so the first repeat is not planned', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
+    try {
+      // A watch still walking the worktree (no digest, no token), then reporting.
+      let known = false;
+      const listeners: (() => void)[] = [];
+      const digest = captureSnapshot(repo.root).sourceDigest;
+      const state: WorktreeState = {
+        current: () => (known ? digest : null),
+        pending: () => (known ? 1 : null),
+        digestAt: (token) => (known && token === 1 ? digest : null),
+        onKnown: (l) => void listeners.push(l),
+      };
+      const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
+      const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
+      const rows = () => (db.prepare('SELECT COUNT(*) AS n FROM evidence_resolutions').get() as { n: number }).n;
+      const locate = need(repo, 'locate.implementation', { kind: 'symbol', name: 'parseOptions' });
+
+      await engine.resolve(locate, options());
+      const unwatched = await engine.resolve(locate, options());
+      expect(unwatched.resolution.kind).toBe('exact_hit');
+      expect(rows()).toBe(2);
+
+      known = true;
+      const before = plans.n;
+      listeners.forEach((l) => l());
+      expect(plans.n).toBe(before + 1);
+      expect(rows()).toBe(2);
+
+      const first = await engine.resolve(locate, options());
+      const second = await engine.resolve(locate, options());
+      expect(plans.n).toBe(before + 1);
+      expect(second).toBe(first);
+      expect(first).toEqual(unwatched);
+      expect(rows()).toBe(4);
+      expect(worker.calls).toHaveLength(1);
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -6,7 +6,7 @@
 // itself from dist/.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -42,18 +42,25 @@ function listen(server: Server): Promise<number> {
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok((server.address() as AddressInfo).port)));
 }
 
-function serve(handler: (rec: Recorded, res: ServerResponse) => void): Promise<Mock> {
-  const requests: Recorded[] = [];
-  const server = createServer((req, res) => {
+/** A request's JSON body; a body that is not JSON reads as {} (assertions on it then fail visibly). */
+export function readJsonBody(req: IncomingMessage): Promise<Record<string, any>> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      let body: Record<string, any> = {};
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
       } catch {
-        // recorded as empty
+        resolve({});
       }
+    });
+  });
+}
+
+function serve(handler: (rec: Recorded, res: ServerResponse) => void): Promise<Mock> {
+  const requests: Recorded[] = [];
+  const server = createServer((req, res) => {
+    void readJsonBody(req).then((body) => {
       const rec = { url: `${req.method} ${req.url}`, headers: req.headers, body };
       requests.push(rec);
       handler(rec, res);

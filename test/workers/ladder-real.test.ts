@@ -14,6 +14,7 @@ import { runsRootOf } from '../../src/workers/explorers.js';
 import { detectSandbox } from '../../src/workers/sandbox.js';
 import { makeRepo, need, options, RF_DRY_RUN, type Repo } from '../resolve/fixture.js';
 import { fingerprint } from './fixtures.js';
+import { readJsonBody } from '../../bench/clients.js';
 import { certifiedPredicates, ladderEngine, ladderProfile } from './ladder-fixture.js';
 
 interface Recorded {
@@ -31,15 +32,7 @@ function sse(res: ServerResponse, events: Record<string, unknown>[]): void {
 /** A model that answers every request with the runtime flow, as one assistant message. */
 function mockModel(recorded: Recorded[]): Server {
   return createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      let body: Record<string, any> = {};
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        // kept empty: the assertions on the body then fail visibly
-      }
+    void readJsonBody(req).then((body) => {
       recorded.push({ path: `${req.method} ${req.url}`, auth: req.headers.authorization, body });
       if (req.method !== 'POST' || req.url !== '/v1/responses') {
         res.writeHead(404).end();

@@ -190,13 +190,13 @@ export class McpSession implements ToolHost {
     const text = JSON.stringify(args);
     const known = this.compiled.get(text);
     if (known) return known;
-    const need = this.compileNeed(args);
+    const need = this.compileArguments(args);
     if (this.compiled.size >= COMPILED_MEMO_ENTRIES) this.compiled.delete(this.compiled.keys().next().value!);
     this.compiled.set(text, need);
     return need;
   }
 
-  private compileNeed(args: unknown): CompiledNeed {
+  private compileArguments(args: unknown): CompiledNeed {
     try {
       return compileNeed(parseNeedContext(this.catalog.needContextInput, args), this.frozen.lineage);
     } catch (e) {

@@ -82,3 +82,11 @@ export function stringOption(values: Parsed['values'], name: string): string | u
   const v = values[name];
   return typeof v === 'string' ? v : undefined;
 }
+
+/** `--limit N`: an integer 1..max, `fallback` when absent; anything else is a usage error. */
+export function limitOption(values: Parsed['values'], fallback: number, max: number): number {
+  const text = stringOption(values, 'limit');
+  const limit = text === undefined ? fallback : Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) throw new UsageError(`--limit must be an integer 1..${max}`);
+  return limit;
+}

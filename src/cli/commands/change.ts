@@ -1,7 +1,7 @@
 // `needle change list|show|diff|apply` (SPEC §14): review prepared changes and
 // apply a verified one explicitly. Apply is the only path from a change to the
 // user's worktree, and it needs the digest `show` prints.
-import { parseCommandArgs, resolveDataDir, stringOption, type OptionSpec } from '../args.js';
+import { parseCommandArgs, resolveDataDir, stringOption, type OptionSpec, limitOption } from '../args.js';
 import { UsageError, type CliCommand, type CliIO } from '../command.js';
 import { openDataDir } from '../../store/datadir.js';
 import { findRepositoryRoot } from '../../repo/snapshot.js';
@@ -113,8 +113,7 @@ async function run(argv: readonly string[], io: CliIO): Promise<number> {
   switch (sub) {
     case 'list': {
       const { values } = parseCommandArgs(rest, { ...COMMON, limit: { type: 'string' } });
-      const limit = Number(stringOption(values, 'limit') ?? 50);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be an integer between 1 and 1000');
+      const limit = limitOption(values, 50, 1000);
       return withDb(values, io, (db) => {
         const rows = listChanges(db, null, limit);
         const text = rows.length

@@ -2,8 +2,8 @@
 // resolved, what is satisfied and missing, and whether a worker ran.
 import { openDataDir } from '../../store/datadir.js';
 import { recentResolutions } from '../../store/evidence/accounting.js';
-import { parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseCommandArgs, resolveDataDir, stringOption, limitOption } from '../args.js';
+import type { CliCommand } from '../command.js';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 500;
@@ -17,9 +17,7 @@ Lists the most recent resolutions, newest first (default ${DEFAULT_LIMIT}, at mo
 `,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, { limit: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' } });
-    const limitText = stringOption(values, 'limit');
-    const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be an integer 1..${MAX_LIMIT}`);
+    const limit = limitOption(values, DEFAULT_LIMIT, MAX_LIMIT);
     const data = openDataDir(resolveDataDir(stringOption(values, 'data-dir'), io.env, io.cwd));
     let rows;
     try {

@@ -6,8 +6,8 @@
 import { openDataDir } from '../../store/datadir.js';
 import { recentWorkerRuns } from '../../store/evidence/accounting.js';
 import { RunsStore } from '../../workers/runs-store.js';
-import { parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
-import { UsageError, type CliCommand } from '../command.js';
+import { parseCommandArgs, resolveDataDir, stringOption, limitOption } from '../args.js';
+import type { CliCommand } from '../command.js';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 500;
@@ -27,9 +27,7 @@ directory), newest first (default ${DEFAULT_LIMIT} each, at most ${MAX_LIMIT}).
 `,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, { limit: { type: 'string' }, json: { type: 'boolean' }, 'data-dir': { type: 'string' } });
-    const limitText = stringOption(values, 'limit');
-    const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be an integer 1..${MAX_LIMIT}`);
+    const limit = limitOption(values, DEFAULT_LIMIT, MAX_LIMIT);
     const data = openDataDir(resolveDataDir(stringOption(values, 'data-dir'), io.env, io.cwd));
     let workerRuns;
     let modelRuns;

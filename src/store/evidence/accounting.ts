@@ -101,29 +101,26 @@ export interface ResolutionRow {
   readonly createdUnixMs: number;
 }
 
-export function recentResolutions(db: Db, limit: number): ResolutionRow[] {
-  return (
-    db
-      .prepare(
-        `SELECT id, need_id, route, subject_kind, subject_name, resolution_kind, satisfied, missing, cache_hit, workers_run,
-           context_bytes, duration_ms, created_unix_ms FROM evidence_resolutions ORDER BY id DESC LIMIT ?`,
-      )
-      .all(limit) as {
-      id: number;
-      need_id: string;
-      route: string;
-      subject_kind: string;
-      subject_name: string;
-      resolution_kind: string;
-      satisfied: string;
-      missing: string;
-      cache_hit: number;
-      workers_run: number;
-      context_bytes: number;
-      duration_ms: number;
-      created_unix_ms: number;
-    }[]
-  ).map((r) => ({
+/** The stored columns every view of a resolution reads. */
+export interface StoredResolution {
+  id: number;
+  need_id: string;
+  route: string;
+  subject_kind: string;
+  subject_name: string;
+  resolution_kind: string;
+  satisfied: string;
+  missing: string;
+  cache_hit: number;
+  workers_run: number;
+  context_bytes: number;
+  duration_ms: number;
+  created_unix_ms: number;
+}
+
+/** One stored resolution row as `needle needs` lists it (the control plane adds its own columns). */
+export function resolutionFrom(r: StoredResolution): ResolutionRow {
+  return {
     id: r.id,
     needId: r.need_id,
     route: r.route,
@@ -136,7 +133,18 @@ export function recentResolutions(db: Db, limit: number): ResolutionRow[] {
     contextBytes: r.context_bytes,
     durationMs: r.duration_ms,
     createdUnixMs: r.created_unix_ms,
-  }));
+  };
+}
+
+export function recentResolutions(db: Db, limit: number): ResolutionRow[] {
+  return (
+    db
+      .prepare(
+        `SELECT id, need_id, route, subject_kind, subject_name, resolution_kind, satisfied, missing, cache_hit, workers_run,
+           context_bytes, duration_ms, created_unix_ms FROM evidence_resolutions ORDER BY id DESC LIMIT ?`,
+      )
+      .all(limit) as StoredResolution[]
+  ).map(resolutionFrom);
 }
 
 export interface StatsRow {

@@ -2,7 +2,7 @@
 // by id with filters (indexed, migrations 007 and 009), what one need caused, daily
 // series for the plots and a cheap activity fingerprint for live updates.
 import type { Db } from '../db.js';
-import { workerRunFrom, type WorkerRunRow } from './accounting.js';
+import { resolutionFrom, workerRunFrom, type ResolutionRow, type StoredResolution, type WorkerRunRow } from './accounting.js';
 import { usdOf, type WorkerRunRecord } from '../worker-runs.js';
 
 export interface NeedFilter {
@@ -14,64 +14,29 @@ export interface NeedFilter {
   readonly limit: number;
 }
 
-export interface ResolutionDetail {
-  readonly id: number;
-  readonly needId: string;
+/** A resolution as the control plane shows it: the `needle needs` row and what only the pages use. */
+export interface ResolutionDetail extends ResolutionRow {
   /** The repository the need was asked in; null for rows no transport attributed. */
   readonly repository: string | null;
   readonly requestDigest: string;
-  readonly route: string;
-  readonly subject: string;
-  readonly kind: string;
-  readonly satisfied: string[];
-  readonly missing: string[];
-  readonly cacheHit: boolean;
-  readonly workersRun: number;
   readonly sufficiencyId: string | null;
-  readonly contextBytes: number;
   /** The context text served; null for rows recorded before migration 007. */
   readonly contextText: string | null;
-  readonly durationMs: number;
-  readonly createdUnixMs: number;
 }
 
-interface RawResolution {
-  id: number;
-  need_id: string;
+interface RawResolution extends StoredResolution {
   repository_root: string | null;
   request_digest: string;
-  route: string;
-  subject_kind: string;
-  subject_name: string;
-  resolution_kind: string;
-  satisfied: string;
-  missing: string;
-  cache_hit: number;
-  workers_run: number;
   sufficiency_id: string | null;
-  context_bytes: number;
   context_text: string | null;
-  duration_ms: number;
-  created_unix_ms: number;
 }
 
 const toDetail = (r: RawResolution): ResolutionDetail => ({
-  id: r.id,
-  needId: r.need_id,
+  ...resolutionFrom(r),
   repository: r.repository_root,
   requestDigest: r.request_digest,
-  route: r.route,
-  subject: `${r.subject_kind}:${r.subject_name}`,
-  kind: r.resolution_kind,
-  satisfied: JSON.parse(r.satisfied) as string[],
-  missing: JSON.parse(r.missing) as string[],
-  cacheHit: r.cache_hit === 1,
-  workersRun: r.workers_run,
   sufficiencyId: r.sufficiency_id,
-  contextBytes: r.context_bytes,
   contextText: r.context_text,
-  durationMs: r.duration_ms,
-  createdUnixMs: r.created_unix_ms,
 });
 
 /**

@@ -1,8 +1,9 @@
 // Repository-relative paths arrive from models, MCP arguments and git output.
 // They are normalized once here; everything downstream handles only the
 // canonical `a/b/c` form, which cannot name anything above the repository.
-import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
+import { blake3, type Digest } from '../core/digest.js';
 import { CHANGE } from '../core/limits.js';
 
 const DRIVE_PREFIX = /^[A-Za-z]:/;
@@ -30,6 +31,17 @@ export function resolveInside(root: string, rel: string): string | null {
     const real = realpathSync.native(join(realRoot, normalized));
     if (!real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep)) return null;
     return statSync(real).isFile() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The digest of `rel`'s bytes now, when it is a regular file inside `root`; null when it is gone, outside or unreadable. */
+export function repoFileDigest(root: string, rel: string): Digest | null {
+  const abs = resolveInside(root, rel);
+  if (abs === null) return null;
+  try {
+    return blake3(readFileSync(abs));
   } catch {
     return null;
   }

@@ -6,10 +6,9 @@
 // A deterministic worker that already ran on the same bytes and evidence and
 // could not satisfy what is missing is not run again: its certified negative
 // outcome stands in for it (negative.ts), and the next worker runs.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { repoFileDigest } from '../repo/paths.js';
 import { checkpoint } from '../core/abort.js';
-import { blake3, type Digest } from '../core/digest.js';
+import type { Digest } from '../core/digest.js';
 import { EVIDENCE_STORE, WORKER } from '../core/limits.js';
 import type { CompiledNeed, Obligation } from '../core/need.js';
 import type { RoleProfile } from '../core/profile.js';
@@ -92,14 +91,6 @@ function spentBy(e: unknown): Usage | null {
   return { model, inputTokens, cachedInputTokens, outputTokens, ...(recordedRunId === undefined ? {} : { recordedRunId }) } as Usage;
 }
 
-function currentDigest(root: string, path: string): Digest | null {
-  try {
-    return blake3(readFileSync(join(root, path)));
-  } catch {
-    return null;
-  }
-}
-
 /** Paths whose bytes moved between what the worker read, what the validator checked and what is there now. */
 function driftOf(root: string, output: WorkerOutput, cited: readonly Dependency[]): string[] {
   const seen = new Map<string, Digest>();
@@ -110,7 +101,7 @@ function driftOf(root: string, output: WorkerOutput, cited: readonly Dependency[
     if (o !== undefined && o !== c.digest) drift.add(c.path);
     seen.set(c.path, c.digest);
   }
-  for (const [path, digest] of seen) if (currentDigest(root, path) !== digest) drift.add(path);
+  for (const [path, digest] of seen) if (repoFileDigest(root, path) !== digest) drift.add(path);
   return [...drift].sort();
 }
 
@@ -149,7 +140,7 @@ function negativeBasis(
     if (deps.has(r.path) && deps.get(r.path) !== r.digest) return null;
     deps.set(r.path, r.digest);
   }
-  for (const [path, digest] of deps) if (currentDigest(root, path) !== digest) return null;
+  for (const [path, digest] of deps) if (repoFileDigest(root, path) !== digest) return null;
   if (snapshotNow() !== run.before) return null;
   return { snapshot: run.before, deps: [...deps].map(([path, digest]) => ({ path, digest })) };
 }

@@ -9,14 +9,13 @@
 // warning is printed per process, and the team cache is skipped for a short
 // back-off before it is tried again. Publishing runs after the answer, off its
 // path, one PostgreSQL transaction per certificate with idempotent upserts.
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname, userInfo } from 'node:os';
 import type pg from 'pg';
-import { blake3, type Digest } from '../core/digest.js';
+import type { Digest } from '../core/digest.js';
 import type { CompiledNeed } from '../core/need.js';
 import { stableStringify } from '../core/schema.js';
-import { resolveInside } from '../repo/paths.js';
+import { repoFileDigest } from '../repo/paths.js';
 import type { Db } from '../store/db.js';
 import { getCertificate, loadClaims, storeCertified, type NewCertificate } from '../store/evidence/certificates.js';
 import { bumpTeamCounter, importOf, recordImport, recordPublication, recordTeamRejection, wasPublished, wasRejected } from '../store/team.js';
@@ -105,15 +104,6 @@ export function poolOptions(config: TeamCacheConfig, env: NodeJS.ProcessEnv, con
   };
 }
 
-function localDigest(root: string, path: string): Digest | null {
-  const abs = resolveInside(root, path);
-  if (abs === null) return null;
-  try {
-    return blake3(readFileSync(abs));
-  } catch {
-    return null;
-  }
-}
 
 export class TeamCache {
   private pool: pg.Pool | null = null;
@@ -289,7 +279,7 @@ export class TeamCache {
     if (wasPublished(db, id) || importOf(db, id) !== null) return false;
     const cert = getCertificate(db, id);
     if (!cert || cert.certificateId !== id || cert.invalidatedUnixMs !== null || cert.scope !== 'worktree_semantic') return false;
-    if (!cert.dependencies.every((d) => localDigest(this.o.repoRoot, d.path) === d.digest)) return false;
+    if (!cert.dependencies.every((d) => repoFileDigest(this.o.repoRoot, d.path) === d.digest)) return false;
     const run =
       cert.workerRunId === null
         ? undefined

@@ -6,14 +6,13 @@
 // certificate id the publisher claimed — coverage (facets), manifest and
 // claims are derived here, never taken from the row. Excerpts are never
 // stored remotely: the FrontierView reads them from the local bytes.
-import { readFileSync } from 'node:fs';
-import { blake3, canonical, type Digest } from '../core/digest.js';
+import { canonical, type Digest } from '../core/digest.js';
 import type { CompiledNeed } from '../core/need.js';
 import type { NewCertificate } from '../store/evidence/certificates.js';
 import { artifactId, certificateId, certify, manifestDigest, validatorDefinition } from '../validate/certificate.js';
 import { SnapshotReader, unsafePathReason } from '../validate/snapshot-reader.js';
 import { validateProposal } from '../validate/validate.js';
-import { resolveInside } from '../repo/paths.js';
+import { repoFileDigest } from '../repo/paths.js';
 import type { RemoteCertificate, RemoteDependency } from './rows.js';
 
 /** Why a remote row was rejected; `needle stats` counts by these. */
@@ -26,14 +25,7 @@ export type Revalidation =
   | { readonly kind: 'rejected'; readonly reason: RejectionReason; readonly detail: string };
 
 function localDigest(root: string, path: string): Digest | null {
-  if (unsafePathReason(path) !== null) return null;
-  const abs = resolveInside(root, path);
-  if (abs === null) return null;
-  try {
-    return blake3(readFileSync(abs));
-  } catch {
-    return null;
-  }
+  return unsafePathReason(path) === null ? repoFileDigest(root, path) : null;
 }
 
 /** Identity of "this remote certificate against these local bytes": a rejection is never retried for the same key. */

@@ -23,20 +23,21 @@ const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
 
 export function stdioTable(rows: readonly StdioRow[]): string {
   const lines = [
-    '| repository | need | first call (cache cold) | warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95 |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| repository | need | first call (cache cold) | repeats in that same process p50 / p95 (n) | warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95 |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     const r = row.result;
     if ('error' in r) {
-      lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | | | |`);
+      lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | | | | |`);
       continue;
     }
     const echo = [ms(r.echo.p50), ms(r.echo.p95)];
     const cells =
       'notHit' in r.hits
-        ? [`not a hit: ${r.hits.notHit}`, '', '', ...echo, '', '']
+        ? [`not a hit: ${r.hits.notHit}`, '', '', '', ...echo, '', '']
         : [
+            r.hits.afterCold ? `${ms(r.hits.afterCold.p50)} / ${ms(r.hits.afterCold.p95)} (${r.hits.afterCold.n})` : 'none',
             ms(r.hits.summary.p50),
             ms(r.hits.summary.p95),
             `${r.hits.summary.n} (${r.hits.connections})`,

@@ -5,8 +5,12 @@
 // connection the first need is sent at once (process start → initialize
 // answered → first need answered, the cost of a session's first need); the
 // repeats follow once the server's worktree watch reported the snapshot it
-// knows (stderr), so they measure the steady state of a session. The same
-// request line sent through a bare echo process right after each hit is the floor.
+// knows (stderr), so they measure the steady state of a session whose cache
+// is warm. The repeats on the warming connection itself — the same process
+// that just ran the worker, its first repeat deciding the hit from the
+// certificates it has just written — are a different case and are reported
+// apart (`afterCold`). The same request line sent through a bare echo process
+// right after each hit is the floor.
 import { LEDGER, MCP } from '../../src/core/limits.js';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
 import type { RouteId } from '../../src/core/semantic.js';
@@ -47,6 +51,8 @@ export interface StdioMeasurement {
         /** Process spawned → first need answered, on the connections after the warming one (cache warm). */
         readonly startToFirstNeed: Summary | null;
         readonly connections: number;
+        /** Repeats on the warming connection, right after its worker run (same process). */
+        readonly afterCold: Summary | null;
       }
     | { readonly notHit: string };
   /** Process spawned → initialize answered, every connection. */
@@ -132,6 +138,7 @@ export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasureme
 
 async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples: number[]): Promise<StdioMeasurement> {
   const samples: number[] = [];
+  const afterCold: number[] = [];
   const freshProcess: number[] = [];
   const startToFirst: number[] = [];
   const inits: number[] = [];
@@ -156,7 +163,9 @@ async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples:
           notHit = `the repeat was ${outcome.label}${outcome.reason ? `: ${outcome.reason}` : ''}`;
           break;
         }
-        if (id === 1) {
+        if (connections === 1) {
+          afterCold.push(ms);
+        } else if (id === 1) {
           freshProcess.push(ms);
           startToFirst.push(fromSpawn);
           await channel.waitForStderr(WATCH_KNOWN);
@@ -177,6 +186,7 @@ async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples:
           freshProcess: freshProcess.length > 0 ? summarize(freshProcess) : null,
           startToFirstNeed: startToFirst.length > 0 ? summarize(startToFirst) : null,
           connections,
+          afterCold: afterCold.length > 0 ? summarize(afterCold) : null,
         }
       : { notHit };
   return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, echo: summarize(echoSamples.length > 0 ? echoSamples : [Number.NaN]) };

@@ -31,5 +31,5 @@ export function stageHookFromEnv(env: NodeJS.ProcessEnv): ((stage: ResolutionSta
 export function withStageHook(engine: Engine, env: NodeJS.ProcessEnv): Engine {
   const hook = stageHookFromEnv(env);
   if (!hook) return engine;
-  return { resolve: (need, opts) => engine.resolve(need, { ...opts, onStage: hook }) };
+  return { ...engine, resolve: (need, opts) => engine.resolve(need, { ...opts, onStage: hook }) };
 }

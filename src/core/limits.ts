@@ -49,6 +49,21 @@ export const CODEX_TRUST = {
   timeoutMs: 15_000,
 } as const;
 
+/**
+ * Group commits of bookkeeping rows (store/bookkeeping.ts). While requests keep
+ * arriving the rows wait, so that no commit sits between one answer and the
+ * next request; other processes (the UI, `needle needs`) see them at most
+ * this late, and a crash loses at most these rows (never a certificate).
+ */
+export const BOOKKEEPING = {
+  /** A group is committed once no row was queued for this long. */
+  idleMs: 25,
+  /** ...and at the latest this long after its first row was queued. */
+  maxDelayMs: 500,
+  /** ...or at once when it holds this many writes. */
+  maxWrites: 512,
+} as const;
+
 export const LEDGER = {
   defaultMaxNeeds: 3,
   defaultMaxWorkers: 3,

@@ -103,6 +103,13 @@ export interface ResolveOptions {
 /** The resolver as seen by the transport and the CLI (SPEC §10). */
 export interface Engine {
   resolve(need: import('./need.js').CompiledNeed, opts: ResolveOptions): Promise<EngineResult>;
+  /**
+   * The zero-worker answer `resolve` would serve from memory right now, or
+   * null; records nothing, runs nothing. Engines without a memory omit it.
+   */
+  remembered?(need: import('./need.js').CompiledNeed, opts: Pick<ResolveOptions, 'cacheOnly' | 'modelWorkersLeft'>): EngineResult | null;
+  /** Calls `listener` each time the engine has re-decided its first hits off any request (the watch came to know the worktree). */
+  onRehearsed?(listener: () => void): void;
 }
 
 export const ANSWER_STATUSES = ['hit', 'generated', 'bypass'] as const;

@@ -37,11 +37,16 @@ export class Ledger {
     return Math.max(0, this.limits.maxWorkers - this.workersStarted);
   }
 
+  /** The relation `need` would have if it were admitted now; admits nothing. */
+  relationOf(need: CompiledNeed): Relation {
+    return classifyNeed(this.priors, need);
+  }
+
   admit(need: CompiledNeed): Admission {
     this.ordinals += 1;
     return {
       ordinal: this.ordinals,
-      relation: classifyNeed(this.priors, need),
+      relation: this.relationOf(need),
       withinLimit: this.ordinals <= this.limits.maxNeeds,
       modelWorkersLeft: this.modelWorkersLeft,
     };

@@ -93,6 +93,7 @@ export class McpSession implements ToolHost {
     this.changeTools = deps.frozen.changesEnabled ? deps.changeTools : undefined;
     this.log = deps.log ?? (() => {});
     this.ledger = new Ledger(deps.frozen.limits);
+    this.engine.onRehearsed?.(() => this.rehearseAnswers());
     this.catalog = buildCatalog(deps.frozen.routes, this.changeTools !== undefined);
     onBookkeepingError(this.db, (e) => this.log(`bookkeeping rows lost (the answers were delivered): ${firstLine(e)}`));
     const f = deps.frozen;
@@ -203,6 +204,22 @@ export class McpSession implements ToolHost {
       if (e instanceof SchemaError || e instanceof NeedCompileError)
         throw new InvalidParams(`invalid need_context arguments: ${e.message}`);
       throw e;
+    }
+  }
+
+  /**
+   * Runs the answer path of every need this session was asked against the
+   * engine's remembered answers, recording nothing and admitting nothing.
+   * Called off any request, when the engine has re-decided its first hits: the
+   * projection of a re-decided answer is then memoized (mcp/result.ts) and the
+   * repeat path compiled by V8, so the session's first repeat pays for neither.
+   */
+  private rehearseAnswers(): void {
+    for (const need of this.compiled.values()) {
+      const result = this.engine.remembered?.(need, { cacheOnly: this.frozen.cacheOnly, modelWorkersLeft: this.ledger.modelWorkersLeft });
+      if (!result) continue;
+      const output = projectNeedResult(need, { ordinal: this.ledger.nextOrdinal, relation: this.ledger.relationOf(need) }, result);
+      JSON.stringify(toolResult(output.context, output, true, this.meta(need.requestDigest, process.hrtime.bigint())));
     }
   }
 

@@ -171,13 +171,15 @@ export class WorktreeWatch implements WorktreeState {
       this.verifications++;
       this.verified = { digest, generation };
       if (generation === this.generation) {
-        this.log(`worktree watch: ${this.watchers.size} directories watched, snapshot ${digest.slice(3, 15)} known`);
         for (const l of this.listeners)
           try {
             l();
           } catch (e) {
             this.log(`worktree watch listener failed: ${(e as Error).message}`);
           }
+        // Logged after the listeners (the engine's first-hit rehearsal): a
+        // reader of this line finds the server idle again.
+        this.log(`worktree watch: ${this.watchers.size} directories watched, snapshot ${digest.slice(3, 15)} known`);
       }
     } catch (e) {
       this.verified = null;

@@ -205,12 +205,17 @@ export function createEngine(deps: EngineDeps): Engine {
     return deps.explorers.filter((w) => !w.countsAgainstLimit);
   }
 
+  /** What a remembered answer is kept under: the request, and what the options change about its decision. */
+  function memoKeyOf(need: CompiledNeed, opts: Pick<ResolveOptions, 'cacheOnly' | 'modelWorkersLeft'>): string {
+    return `${need.requestDigest}:${need.id}:${opts.cacheOnly ? 1 : 0}:${opts.modelWorkersLeft > 0 ? 1 : 0}`;
+  }
+
   async function resolve(need: CompiledNeed, opts: ResolveOptions): Promise<EngineResult> {
     // A watched worktree knows its snapshot without git, once the loop has
     // delivered every change made before this request (repo/worktree-watch.ts).
     if (deps.worktree) await new Promise((settle) => setImmediate(settle));
     const started = now();
-    const memoKey = hits && `${need.requestDigest}:${need.id}:${opts.cacheOnly ? 1 : 0}:${opts.modelWorkersLeft > 0 ? 1 : 0}`;
+    const memoKey = hits && memoKeyOf(need, opts);
     if (hits && memoKey) {
       const again = hits.reuse(memoKey, started, () => Math.max(0, now() - started));
       if (again) return again;
@@ -244,16 +249,15 @@ export function createEngine(deps: EngineDeps): Engine {
   // request, recording nothing and running nothing — so that the session's
   // first repeat is already a remembered hit.
   const rehearsals = new Map<string, { need: CompiledNeed; opts: ResolveOptions }>();
-  let listening = false;
+  const rehearsed: (() => void)[] = [];
+  deps.worktree?.onKnown?.(() => {
+    for (const [memoKey, r] of rehearsals) rehearse(memoKey, r.need, r.opts);
+    rehearsals.clear();
+    for (const l of rehearsed) l();
+  });
   function rehearseLater(memoKey: string, need: CompiledNeed, opts: ResolveOptions): void {
     if (!deps.worktree?.onKnown || rehearsals.size >= REHEARSALS_MAX) return;
     rehearsals.set(memoKey, { need, opts: { cacheOnly: opts.cacheOnly, modelWorkersLeft: opts.modelWorkersLeft, signal: new AbortController().signal } });
-    if (listening) return;
-    listening = true;
-    deps.worktree.onKnown(() => {
-      for (const [memoKey, r] of rehearsals) rehearse(memoKey, r.need, r.opts);
-      rehearsals.clear();
-    });
   }
 
   /** Decides `need` from the cache alone and remembers a zero-worker answer; no worker, no team, no bookkeeping. */
@@ -360,5 +364,9 @@ export function createEngine(deps: EngineDeps): Engine {
     return finish(need, plan, noIssued, null, opts, started);
   }
 
-  return { resolve };
+  return {
+    resolve,
+    remembered: (need, opts) => hits?.peek(memoKeyOf(need, opts)) ?? null,
+    onRehearsed: (listener) => void rehearsed.push(listener),
+  };
 }

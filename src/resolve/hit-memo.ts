@@ -78,6 +78,19 @@ export class HitMemo {
     this.entries.set(key, { inputs, result, book });
   }
 
+  /**
+   * The remembered result when every input still reads the same, recording
+   * nothing (the session rehearses its answer path with it); the stale entry
+   * is dropped otherwise.
+   */
+  peek(key: string): EngineResult | null {
+    const entry = this.entries.get(key);
+    if (!entry) return null;
+    if (this.holds(key, entry)) return entry.result;
+    this.entries.delete(key);
+    return null;
+  }
+
   /** The remembered result when every input still reads the same; the stale entry is dropped otherwise. */
   reuse(key: string, nowMs: number, durationMs: () => number): EngineResult | null {
     const entry = this.entries.get(key);

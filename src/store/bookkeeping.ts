@@ -1,8 +1,11 @@
 // Bookkeeping rows (need steps and their events, resolutions, avoided-cost
 // rows, sufficiency records) are not on the answer's path. They are queued in
-// memory and committed in one group transaction on the next turn of the event
-// loop, i.e. after a hit's answer has been written to stdout, under
-// `synchronous=NORMAL`: the commit is appended to the WAL without an fsync.
+// memory and committed in one group transaction once no row was queued for
+// BOOKKEEPING.idleMs (at the latest BOOKKEEPING.maxDelayMs after the group's
+// first row), i.e. after the answers were written to stdout and while no
+// request is streaming in, under `synchronous=NORMAL`: the commit is appended
+// to the WAL without an fsync. A commit right after each answer would sit
+// between that answer and the client's next request.
 //
 // Every other write on the handle keeps `synchronous=FULL` (the pragma is put
 // back before the group transaction returns), so a certification commit —
@@ -12,17 +15,23 @@
 // the bookkeeping groups committed after the last FULL commit (or still
 // queued), never a certificate, and it never makes anything servable that was
 // not certified (servability is the last row of a certification transaction).
+import { BOOKKEEPING } from '../core/limits.js';
 import { relaxed, type Db } from './db.js';
 
 type Write = () => void;
 
 interface Queue {
   readonly writes: Write[];
-  scheduled: boolean;
+  /** The pending timer of the next group commit, if one is scheduled. */
+  timer: NodeJS.Timeout | null;
+  /** When the group's first write was queued (ms, monotonic). */
+  firstAt: number;
   /** While > 0, the scheduled group commit waits (a call whose answer is not written yet). */
   holds: number;
   /** Called with the error when a group could not be committed (its rows are lost). */
   onError: (e: unknown) => void;
+  /** Resolved after the next group commit (tests and shutdown wait on it). */
+  waiters: (() => void)[];
 }
 
 const queues = new WeakMap<Db, Queue>();
@@ -30,7 +39,7 @@ const queues = new WeakMap<Db, Queue>();
 function queueOf(db: Db): Queue {
   let q = queues.get(db);
   if (!q) {
-    q = { writes: [], scheduled: false, holds: 0, onError: () => {} };
+    q = { writes: [], timer: null, firstAt: 0, holds: 0, onError: () => {}, waiters: [] };
     queues.set(db, q);
   }
   return q;
@@ -47,18 +56,24 @@ export function onBookkeepingError(db: Db, report: (e: unknown) => void): void {
  */
 export function deferWrite(db: Db, write: Write): void {
   const q = queueOf(db);
+  if (q.writes.length === 0) q.firstAt = performance.now();
   q.writes.push(write);
-  if (q.scheduled) return;
-  q.scheduled = true;
-  // setImmediate runs after the current I/O callbacks: a reply written in this
-  // turn of the loop is on the pipe before the group commits.
-  setImmediate(() => scheduledFlush(db));
+  schedule(db, q);
 }
 
-function scheduledFlush(db: Db): void {
-  const q = queueOf(db);
-  q.scheduled = false;
-  if (q.holds === 0) flushBookkeeping(db);
+/** (Re)arms the group commit: idle time after the last write, bounded by the group's age and size. */
+function schedule(db: Db, q: Queue): void {
+  if (q.timer) clearTimeout(q.timer);
+  const full = q.writes.length >= BOOKKEEPING.maxWrites;
+  const left = q.firstAt + BOOKKEEPING.maxDelayMs - performance.now();
+  const delay = full ? 0 : Math.max(0, Math.min(BOOKKEEPING.idleMs, left));
+  q.timer = setTimeout(() => {
+    q.timer = null;
+    if (q.holds === 0) flushBookkeeping(db);
+  }, delay);
+  // A process that is done does not wait for its rows: every command flushes
+  // explicitly before it closes the database.
+  q.timer.unref();
 }
 
 /**
@@ -75,10 +90,7 @@ export function holdBookkeeping(db: Db): () => void {
     if (released) return;
     released = true;
     q.holds--;
-    if (q.holds === 0 && q.writes.length > 0 && !q.scheduled) {
-      q.scheduled = true;
-      setImmediate(() => scheduledFlush(db));
-    }
+    if (q.holds === 0 && q.writes.length > 0) schedule(db, q);
   };
 }
 
@@ -87,16 +99,25 @@ export function pendingBookkeeping(db: Db): number {
   return queues.get(db)?.writes.length ?? 0;
 }
 
+/** Resolves once every write queued now has been committed (or lost with its group's error). */
+export function bookkeepingCommitted(db: Db): Promise<void> {
+  const q = queueOf(db);
+  if (q.writes.length === 0) return Promise.resolve();
+  return new Promise((resolve) => q.waiters.push(resolve));
+}
+
 /** Commits every queued write now, in one transaction under synchronous=NORMAL. */
 export function flushBookkeeping(db: Db): void {
   const q = queues.get(db);
   if (!q || q.writes.length === 0 || !db.open) return;
   if (db.inTransaction) {
-    q.scheduled = true;
-    setImmediate(() => scheduledFlush(db));
+    schedule(db, q);
     return;
   }
+  if (q.timer) clearTimeout(q.timer);
+  q.timer = null;
   const writes = q.writes.splice(0);
+  const waiters = q.waiters.splice(0);
   try {
     relaxed(db, () =>
       db.transaction(() => {
@@ -111,5 +132,7 @@ export function flushBookkeeping(db: Db): void {
     );
   } catch (e) {
     q.onError(e);
+  } finally {
+    for (const w of waiters) w();
   }
 }

@@ -16,6 +16,7 @@ import { freezeRepository, freezeSession } from '../../src/mcp/freeze.js';
 import { McpSession } from '../../src/mcp/session.js';
 import { BypassEngine } from '../../src/mcp/bypass-engine.js';
 import type { ChangeTools } from '../../src/mcp/tools/change.js';
+import { flushBookkeeping } from '../../src/store/bookkeeping.js';
 import { openDataDir } from '../../src/store/datadir.js';
 import { activateProfile, createProfileRevision } from '../../src/store/profiles.js';
 import { git } from '../support/git.js';
@@ -213,6 +214,8 @@ export interface InProcess {
   readonly dbFile: string;
   line(message: unknown): void;
   request(message: Rpc): Promise<Message>;
+  /** Commits the queued bookkeeping rows, as a pause of the client would. */
+  settle(): void;
   close(): void;
 }
 
@@ -257,10 +260,15 @@ export function inProcess(o: InProcessOptions = {}): InProcess {
     out,
     dbFile,
     line,
-    request(message) {
+    // The rows of an answered call are committed as they would be once the
+    // client pauses (store/bookkeeping.ts), so that a test reads them at once.
+    async request(message) {
       line(message);
-      return out.reply(message.id);
+      const reply = await out.reply(message.id);
+      flushBookkeeping(db);
+      return reply;
     },
+    settle: () => flushBookkeeping(db),
     close: () => db.close(),
   };
 }

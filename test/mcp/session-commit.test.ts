@@ -10,7 +10,7 @@ import type { Engine, EngineResult } from '../../src/core/resolution.js';
 import { Connection } from '../../src/mcp/connection.js';
 import { freezeRepository, freezeSession } from '../../src/mcp/freeze.js';
 import { McpSession } from '../../src/mcp/session.js';
-import { deferWrite, pendingBookkeeping } from '../../src/store/bookkeeping.js';
+import { bookkeepingCommitted, deferWrite, pendingBookkeeping } from '../../src/store/bookkeeping.js';
 import { openDataDir } from '../../src/store/datadir.js';
 import type { Db } from '../../src/store/db.js';
 import { recordResolution } from '../../src/store/evidence/accounting.js';
@@ -80,7 +80,7 @@ function session(engine: (db: Db) => Engine) {
       (e) => e.kind,
     );
   const resolutions = () => queryRows<{ n: number }>(dbFile, 'SELECT COUNT(*) AS n FROM evidence_resolutions')[0]!.n;
-  return { out, line, steps, events, resolutions, logged, pending: () => pendingBookkeeping(db), close: () => db.close() };
+  return { out, line, steps, events, resolutions, logged, pending: () => pendingBookkeeping(db), committed: () => bookkeepingCommitted(db), close: () => db.close() };
 }
 
 describe('bookkeeping is committed after the answer', () => {
@@ -102,6 +102,9 @@ describe('bookkeeping is committed after the answer', () => {
     expect(reply.structuredContent.status).toBe('hit');
     expect(stepsWhenWritten).toEqual([]);
     expect(queuedWhenWritten).toBeGreaterThan(0);
+    // The group waits until no row was queued for a moment (requests streaming in pay no commit).
+    expect(s.steps()).toEqual([]);
+    await s.committed();
     expect(s.pending()).toBe(0);
     expect(s.steps()).toEqual([{ ordinal: 1, status: 'hit' }]);
     expect(s.events(1)).toEqual(['requested', 'resolving', 'resolved', 'delivered']);
@@ -115,6 +118,7 @@ describe('bookkeeping is committed after the answer', () => {
     s.line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c1' } });
     const reply = (await s.out.reply('c1')).result;
     expect(reply).toEqual({ content: [{ type: 'text', text: 'request cancelled; nothing was delivered for this need' }], isError: true });
+    await s.committed();
     expect(s.steps()).toEqual([{ ordinal: 1, status: 'cancelled' }]);
     expect(s.events(1)).not.toContain('delivered');
     s.line(callNeed('c2', LOCATE_ARGS));
@@ -133,6 +137,7 @@ describe('bookkeeping is committed after the answer', () => {
     const reply = (await s.out.reply('c1')).result;
     expect(reply.isError).toBe(false);
     expect(reply.structuredContent.status).toBe('hit');
+    await s.committed();
     expect(s.resolutions()).toBe(0);
     expect(s.steps()).toEqual([{ ordinal: 1, status: 'hit' }]);
     expect(s.events(1)).toEqual(['requested', 'resolving', 'resolved', 'delivered']);

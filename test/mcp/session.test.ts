@@ -116,6 +116,7 @@ describe('cancellation and failures', () => {
     p.line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow' } });
     const reply = (await p.out.reply('slow')).result;
     expect(reply).toEqual({ content: [{ type: 'text', text: 'request cancelled; nothing was delivered for this need' }], isError: true });
+    p.settle();
     expect(steps(p)).toEqual([{ ordinal: 1, relation: 'independent', status: 'cancelled', resolution_kind: null }]);
     p.close();
   });

@@ -112,6 +112,12 @@ class Server {
     return new Promise((resolve) => (this.child.exitCode !== null || this.child.signalCode !== null ? resolve() : this.child.once('exit', () => resolve())));
   }
 
+  /** Sends `signal` and resolves with the exit code (null: killed by the signal itself). */
+  stop(signal: NodeJS.Signals): Promise<number | null> {
+    this.child.kill(signal);
+    return new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
+
   async close(): Promise<void> {
     this.child.stdin.end();
     await new Promise((resolve) => (this.child.exitCode !== null ? resolve(null) : this.child.once('exit', resolve)));
@@ -172,6 +178,26 @@ describe('warm hits over stdio', () => {
     const after = await s.need(LOCATE);
     expect(after.status).not.toBe('hit');
     await s.close();
+  });
+
+  it('a SIGTERM right after answers keeps every step: the rows queued for the next quiet moment are committed before the server exits', async () => {
+    const r = createRepo(LEVELS);
+    const dataDir = tempDir('needle-data-');
+    const dbFile = join(dataDir, 'needle.sqlite3');
+    const a = new Server(r, dataDir);
+    await a.initialize();
+    expect((await a.need(LOCATE)).status).toBe('generated');
+    expect((await a.need(LOCATE)).status).toBe('hit');
+    expect((await a.need(LOCATE)).status).toBe('hit');
+    expect(await a.stop('SIGTERM')).toBe(143);
+    const steps = queryRows<{ ordinal: number; status: string }>(dbFile, 'SELECT ordinal, status FROM need_steps ORDER BY ordinal');
+    expect(steps).toEqual([
+      { ordinal: 1, status: 'generated' },
+      { ordinal: 2, status: 'hit' },
+      { ordinal: 3, status: 'hit' },
+    ]);
+    const delivered = queryRows<{ n: number }>(dbFile, "SELECT COUNT(*) AS n FROM need_events WHERE kind = 'delivered'")[0]!.n;
+    expect(delivered).toBe(3);
   });
 
   it('a SIGKILL right after a hit loses at most bookkeeping: the next start serves the certificate and the negative outcome as hits', async () => {

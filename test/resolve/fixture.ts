@@ -203,6 +203,7 @@ export function options(over: Partial<ResolveOptions> = {}): ResolveOptions {
 /** The engine, with each resolution's bookkeeping rows committed before its result is seen (as after a reply). */
 export function settled(db: Db, engine: Engine): Engine {
   return {
+    ...engine,
     async resolve(n, o) {
       const r = await engine.resolve(n, o);
       flushBookkeeping(db);

@@ -48,24 +48,38 @@ describe('hits decided before the watch knew the snapshot', () => {
       const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
       const rows = () => (db.prepare('SELECT COUNT(*) AS n FROM evidence_resolutions').get() as { n: number }).n;
       const locate = need(repo, 'locate.implementation', { kind: 'symbol', name: 'parseOptions' });
+      // The session rehearses its answer path right after the engine's rehearsal, with what the engine remembered.
+      const rehearsedWith: unknown[] = [];
+      engine.onRehearsed!(() => rehearsedWith.push(engine.remembered!(locate, options())));
 
       await engine.resolve(locate, options());
       const unwatched = await engine.resolve(locate, options());
       expect(unwatched.resolution.kind).toBe('exact_hit');
       expect(rows()).toBe(2);
 
+      expect(engine.remembered!(locate, options())).toBeNull();
       known = true;
       const before = plans.n;
       listeners.forEach((l) => l());
       expect(plans.n).toBe(before + 1);
       expect(rows()).toBe(2);
+      expect(rehearsedWith).toHaveLength(1);
+      expect(rehearsedWith[0]).toEqual(unwatched);
 
       const first = await engine.resolve(locate, options());
       const second = await engine.resolve(locate, options());
       expect(plans.n).toBe(before + 1);
       expect(second).toBe(first);
+      expect(first).toBe(rehearsedWith[0]);
       expect(first).toEqual(unwatched);
+      // Asking what is remembered records nothing and plans nothing; a changed worktree forgets it.
+      expect(engine.remembered!(locate, options())).toBe(first);
       expect(rows()).toBe(4);
+      expect(plans.n).toBe(before + 1);
+      known = false;
+      expect(engine.remembered!(locate, options())).toBeNull();
+      known = true;
+      expect(engine.remembered!(locate, options())).toBeNull();
       expect(worker.calls).toHaveLength(1);
     } finally {
       db.close();

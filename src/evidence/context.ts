@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import type { ObservedFile } from '../core/worker.js';
 import { gitBytes } from '../repo/git.js';
-import { covers, derive, suffixPathspecs, type Superset } from './grep-derive.js';
+import { covers, derive, fixedTest, regexTest, suffixPathspecs, type LineTest, type Superset } from './grep-derive.js';
 import { absentOrThrow } from '../repo/unreadable.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
 
@@ -22,6 +22,12 @@ export interface GrepOptions {
   readonly word?: boolean;
   /** Treat patterns as fixed strings (default) or as extended regexes. */
   readonly regex?: boolean;
+  /**
+   * With `regex`: strings one of which every match contains (case-sensitively).
+   * A fixed-string superset search for them then answers the expression
+   * without another walk of the repository (evidence/grep-derive.ts).
+   */
+  readonly literals?: readonly string[];
   readonly ignoreCase?: boolean;
   /** Limit to these pathspecs (e.g. '*.rs'). */
   readonly pathspecs?: readonly string[];
@@ -49,6 +55,8 @@ export class AnalysisContext {
   private readonly supersets: Superset[] = [];
   private readonly seen = new Map<string, Digest>();
   private truncatedSearches = 0;
+  /** git grep runs, each a walk of the whole repository (tests and benchmarks). */
+  walks = 0;
 
   constructor(readonly root: string) {}
 
@@ -91,15 +99,36 @@ export class AnalysisContext {
     const cached = this.grepCache.get(key);
     if (cached) return cached;
     const max = opts.maxMatches ?? DEFAULT_MAX_MATCHES;
-    const suffixes = opts.regex || opts.ignoreCase ? null : suffixPathspecs(opts.pathspecs);
-    const superset = suffixes === null ? undefined : this.supersets.find((s) => covers(s.patterns, patterns));
-    const run = superset && suffixes !== null ? derive(superset, patterns, opts.word === true, suffixes, max) : this.runGrep(patterns, opts, max);
+    // An expression with named literals is answered from a fixed-string search
+    // for them — the subject's superset when it covers them, else one taken now
+    // (git's fixed-string walk is much cheaper than its regex walk, and later
+    // expressions on the same literals reuse it).
+    let derived = this.fromSuperset(patterns, opts);
+    if (!derived && opts.regex && opts.literals) {
+      this.prefetch(opts.literals);
+      derived = this.fromSuperset(patterns, opts);
+    }
+    const run = derived ? derive(derived.superset, derived.test, derived.suffixes, max) : this.runGrep(patterns, opts, max);
     if (run.truncated) this.truncatedSearches++;
     this.grepCache.set(key, run.matches);
     return run.matches;
   }
 
+  /** The superset search and line test that answer this search, when one does. */
+  private fromSuperset(patterns: readonly string[], opts: GrepOptions): { superset: Superset; test: LineTest; suffixes: readonly string[] } | null {
+    if (opts.ignoreCase || (opts.regex && opts.word)) return null;
+    const suffixes = suffixPathspecs(opts.pathspecs);
+    if (suffixes === null) return null;
+    const literals = opts.regex ? opts.literals : patterns;
+    if (!literals || literals.length === 0) return null;
+    const superset = this.supersets.find((s) => covers(s.patterns, literals));
+    if (!superset) return null;
+    const test = opts.regex ? regexTest(patterns) : fixedTest(patterns, opts.word === true);
+    return test ? { superset, test, suffixes } : null;
+  }
+
   private runGrep(patterns: readonly string[], opts: GrepOptions, max: number): { matches: GrepMatch[]; truncated: boolean } {
+    this.walks++;
     const args = ['grep', '--untracked', '-n', '-I', '--no-color', '--full-name', '-z'];
     args.push(opts.regex ? '-E' : '-F');
     if (opts.word) args.push('-w');

@@ -61,7 +61,10 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
   const o = optionName(subject);
   if (!o.long && !o.short) return { kind: 'unresolved', reason: `cli option ${subject} names no flag` };
   const display = o.long ? `--${o.long}` : `-${o.short}`;
-  const discovery = discover(ctx, optionPatterns(o), { regex: true }, false);
+  // Every pattern spells the long name (or its field form) literally: the subject's
+  // one superset search answers it (evidence/grep-derive.ts).
+  const spelled = o.long ? [o.long, o.long.replace(/-/g, '_')] : undefined;
+  const discovery = discover(ctx, optionPatterns(o), { regex: true, ...(spelled ? { literals: spelled } : {}) }, false);
   const declared: Candidate[] = discovery.files.flatMap((path) => {
     const parsed = ctx.parsed(path);
     if (!parsed) return [];

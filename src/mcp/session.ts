@@ -12,7 +12,7 @@ import type { Relation } from '../core/relation.js';
 import type { Engine, EngineResult } from '../core/resolution.js';
 import { SchemaError, stableStringify, type Schema } from '../core/schema.js';
 import { deferWrite, holdBookkeeping, onBookkeepingError } from '../store/bookkeeping.js';
-import type { Db } from '../store/db.js';
+import { relaxed, type Db } from '../store/db.js';
 import { insertSession, setSessionProtocol } from '../store/sessions.js';
 import { addStepEvent, beginStep, finishStep, type StepOutcome } from '../store/steps.js';
 import { bypassResult } from './bypass-engine.js';
@@ -97,7 +97,11 @@ export class McpSession implements ToolHost {
     this.catalog = buildCatalog(deps.frozen.routes, this.changeTools !== undefined);
     onBookkeepingError(this.db, (e) => this.log(`bookkeeping rows lost (the answers were delivered): ${firstLine(e)}`));
     const f = deps.frozen;
-    insertSession(this.db, {
+    // The session row is bookkeeping too, but every later row of this session
+    // references it, so it is committed now — without an fsync: what survives
+    // a crash is a prefix of the commits (store/bookkeeping.ts), so no row can
+    // outlive the session row it references.
+    relaxed(this.db, () => insertSession(this.db, {
       id: f.sessionId,
       startedUnixMs: f.startedUnixMs,
       repositoryRoot: f.repositoryRoot,
@@ -112,15 +116,12 @@ export class McpSession implements ToolHost {
       cacheOnly: f.cacheOnly,
       maxNeeds: f.limits.maxNeeds,
       maxWorkers: f.limits.maxWorkers,
-    });
+    }));
   }
 
   initialized(version: ProtocolVersion): void {
-    try {
-      setSessionProtocol(this.db, this.frozen.sessionId, version);
-    } catch (e) {
-      this.log(`cannot record the negotiated protocol version: ${firstLine(e)}`);
-    }
+    // Bookkeeping: committed with the session's next group, not before the initialize answer.
+    deferWrite(this.db, () => setSessionProtocol(this.db, this.frozen.sessionId, version));
   }
 
   listTools(version: ProtocolVersion): object[] {

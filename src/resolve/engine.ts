@@ -57,6 +57,12 @@ export interface TeamLink {
 
 /** Hits decided before the worktree watch knew the snapshot, kept to be decided again once it does. */
 const REHEARSALS_MAX = 32;
+/**
+ * After a worker certified what a need asked, its repeat is decided from the
+ * cache once the process has been quiet this long (off any request), so that
+ * the first repeat is already a remembered hit.
+ */
+const REHEARSE_AFTER_WORKER_MS = 25;
 
 /** Rendered views kept per engine (a few KiB each). */
 const VIEW_MEMO_ENTRIES = 256;
@@ -237,10 +243,24 @@ export function createEngine(deps: EngineDeps): Engine {
       return result;
     };
     try {
-      return await resolveFrom(need, opts, started, contextFor(new Set<string>()), decided, () => (teamAsked = true));
+      const result = await resolveFrom(need, opts, started, contextFor(new Set<string>()), decided, () => (teamAsked = true));
+      if (hits && memoKey && result.workerSpawned) rehearseSoon(memoKey, need, opts);
+      return result;
     } finally {
       observed.stop();
     }
+  }
+
+  /** Decides `need` again from the cache alone shortly after a worker ran for it (see REHEARSE_AFTER_WORKER_MS). */
+  function rehearseSoon(memoKey: string, need: CompiledNeed, opts: ResolveOptions): void {
+    const quiet = { cacheOnly: opts.cacheOnly, modelWorkersLeft: opts.modelWorkersLeft, signal: new AbortController().signal };
+    setTimeout(() => {
+      try {
+        rehearse(memoKey, need, quiet);
+      } catch {
+        // Only an optimisation: the repeat is then decided when it comes.
+      }
+    }, REHEARSE_AFTER_WORKER_MS).unref();
   }
 
   // A server's first needs arrive before its worktree watch can vouch for the

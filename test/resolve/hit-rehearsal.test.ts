@@ -85,4 +85,33 @@ describe('hits decided before the watch knew the snapshot', () => {
       db.close();
     }
   });
+
+  it('after a worker ran, the repeat is decided once the process is quiet, so the first repeat is not planned', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const digest = captureSnapshot(repo.root).sourceDigest;
+      const state: WorktreeState = { current: () => digest, pending: () => 1, digestAt: (t) => (t === 1 ? digest : null), onKnown: () => {} };
+      const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
+      const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
+      const locate = need(repo, 'locate.implementation', { kind: 'symbol', name: 'parseOptions' });
+      const generated = await engine.resolve(locate, options());
+      expect(generated.workerSpawned).toBe(true);
+      expect(engine.remembered!(locate, options())).toBeNull();
+      const before = plans.n;
+      vi.advanceTimersByTime(25);
+      expect(plans.n).toBe(before + 1);
+      const remembered = engine.remembered!(locate, options());
+      expect(remembered).toMatchObject({ cacheHit: true, workerSpawned: false });
+      const repeat = await engine.resolve(locate, options());
+      expect(repeat).toBe(remembered);
+      expect(plans.n).toBe(before + 1);
+      expect(worker.calls).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+      db.close();
+    }
+  });
 });

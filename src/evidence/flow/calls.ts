@@ -108,7 +108,7 @@ export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxN
     `^[[:space:]]*(pub[[:space:]]+|export[[:space:]]+|async[[:space:]]+|static[[:space:]]+)*${n}[[:space:]]*\\(`,
     `(const|let|var)[[:space:]]+${n}[[:space:]]*=`,
   ];
-  const matches = ctx.grep(definitionLines, { regex: true, pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxHopOccurrences * 4 });
+  const matches = ctx.grep(definitionLines, { regex: true, literals: [parts.name], pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxHopOccurrences * 4 });
   const files = [...new Set(matches.map((m) => m.path))].filter(isNonTestSource);
   const found: { file: ParsedFile; line: number; nameLine: number }[] = [];
   for (const path of files) {
@@ -155,7 +155,7 @@ export function callerResults(ctx: AnalysisContext, family: Family, fn: SyntaxNo
   const name = calledName(fn);
   if (!name || name.length < 4) return [];
   const n = name.replace(/\$/g, '\\$');
-  const matches = ctx.grep([`(^|[^A-Za-z0-9_$])${n}[[:space:]]*\\(`], { regex: true, pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxCallers * 4 + 1 });
+  const matches = ctx.grep([`(^|[^A-Za-z0-9_$])${n}[[:space:]]*\\(`], { regex: true, literals: [name], pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxCallers * 4 + 1 });
   if (matches.length > FLOW_TRACE.maxCallers * 4) return [];
   const out: CallerResult[] = [];
   const s = shapes(family);

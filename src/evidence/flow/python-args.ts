@@ -29,7 +29,7 @@ function* walk(n: SyntaxNode, budget = 20_000): Generator<SyntaxNode> {
 /** The single non-test Python class definition named `name`, if exactly one exists. */
 function uniqueClass(ctx: AnalysisContext, name: string): { file: ParsedFile; node: SyntaxNode } | null {
   if (!NAME.test(name)) return null;
-  const matches = ctx.grep([`^[[:space:]]*class[[:space:]]+${name}[[:space:]]*[(:]`], { regex: true, pathspecs: ['*.py'], maxMatches: 8 });
+  const matches = ctx.grep([`^[[:space:]]*class[[:space:]]+${name}[[:space:]]*[(:]`], { regex: true, literals: [name], pathspecs: ['*.py'], maxMatches: 8 });
   const hits = matches.filter((m) => isNonTestSource(m.path));
   if (hits.length !== 1) return null;
   const file = ctx.parsed(hits[0]!.path);
@@ -110,7 +110,7 @@ function calleeOf(ctx: AnalysisContext, call: SyntaxNode, file: ParsedFile): { f
     const init = methodOf(cls.node, '__init__');
     return init ? { file: cls.file, fn: init, callee: name } : null;
   }
-  const defs = ctx.grep([`^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+${name}[[:space:]]*\\(`], { regex: true, pathspecs: ['*.py'], maxMatches: 8 }).filter((m) => isNonTestSource(m.path));
+  const defs = ctx.grep([`^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+${name}[[:space:]]*\\(`], { regex: true, literals: [name], pathspecs: ['*.py'], maxMatches: 8 }).filter((m) => isNonTestSource(m.path));
   if (defs.length !== 1 || !NAME.test(name)) return null;
   const target = ctx.parsed(defs[0]!.path);
   const fn = target ? factsOf(target).definitions.find((d) => d.name === name && d.nameLine === defs[0]!.line) : undefined;
@@ -126,7 +126,7 @@ function calleeOf(ctx: AnalysisContext, call: SyntaxNode, file: ParsedFile): { f
  * in the same function. The attribute then continues in that parameter.
  */
 export function namespaceSplats(ctx: AnalysisContext, field: string): SplatTarget[] {
-  const matches = ctx.grep(['(^|[^A-Za-z0-9_.])vars[[:space:]]*\\(', '\\.__dict__'], { regex: true, pathspecs: ['*.py'], maxMatches: 64 });
+  const matches = ctx.grep(['(^|[^A-Za-z0-9_.])vars[[:space:]]*\\(', '\\.__dict__'], { regex: true, literals: ['vars', '__dict__'], pathspecs: ['*.py'], maxMatches: 64 });
   if (matches.length >= 64) return [];
   const out: SplatTarget[] = [];
   const seen = new Set<string>();

@@ -60,26 +60,38 @@ function repositoryScratch(): string {
 const progress = (line: string): void => void process.stderr.write(`bench: [${((performance.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
 
 /** A partial need on the generated repository: a filler function is located, but no test exercises it. */
-const PARTIAL = { route: 'locate.implementation' as RouteId, subject: { kind: 'symbol', name: 'weigh7' } as BenchSubject, required: [{ kind: 'focused_tests' }] };
+const PARTIAL: StdioNeed = { route: 'locate.implementation', subject: { kind: 'symbol', name: 'weigh7' }, required: [{ kind: 'focused_tests' }] };
 
-async function stdioRow(repo: GeneratedRepository, scratch: string, plan: Plan, partial = false): Promise<StdioRow> {
-  const route = partial ? PARTIAL.route : STDIO_ROUTE;
-  const subject = partial ? PARTIAL.subject : GENERATED_SUBJECT;
-  const need = `${route} ${subject.kind}:${subject.name}${partial ? ' + required focused_tests (none exists: partial)' : ''}`;
+/** The real repository the benchmark can always use: the one it runs from. */
+const SELF_LABEL = 'this repository (worktree)';
+
+interface StdioNeed {
+  readonly route: RouteId;
+  readonly subject: BenchSubject;
+  readonly required?: readonly { readonly kind: string }[];
+}
+
+const HIT_NEED: StdioNeed = { route: STDIO_ROUTE, subject: GENERATED_SUBJECT };
+
+/** A real repository's stdio need: this repository's own FrontierView renderer, located. */
+const SELF_NEED: StdioNeed = { route: 'locate.implementation', subject: SELF_SUBJECT };
+
+async function stdioRow(repository: { label: string; root: string }, n: StdioNeed, scratch: string, plan: Plan): Promise<StdioRow> {
+  const need = `${n.route} ${n.subject.kind}:${n.subject.name}${n.required ? ` + required ${n.required.map((r) => r.kind).join(', ')} (none exists: partial)` : ''}`;
   try {
     const result = await measureStdio({
       cliPath: join(root, 'dist/src/cli/main.js'),
       echoPath: join(root, 'dist/bench/echo.js'),
-      root: repo.root,
+      root: repository.root,
       dataDir: mkdtempSync(join(scratch, 'stdio-data-')),
-      route,
-      subject,
-      ...(partial ? { required: PARTIAL.required } : {}),
+      route: n.route,
+      subject: n.subject,
+      ...(n.required ? { required: n.required } : {}),
       samples: plan.stdioSamples,
     });
-    return { repository: repoLabel(repo), need, result };
+    return { repository: repository.label, need, result };
   } catch (e) {
-    return { repository: repoLabel(repo), need, result: { error: (e as Error).message.split('\n', 1)[0]! } };
+    return { repository: repository.label, need, result: { error: (e as Error).message.split('\n', 1)[0]! } };
   }
 }
 
@@ -115,13 +127,16 @@ async function main(argv: string[]): Promise<number> {
       grammarMs ??= await warmUpProcess(repo.root, GENERATED_SUBJECT, scratch);
       progress(`in-process resolutions on ${files} files`);
       engine.push(await engineRow(repoLabel(repo), repo.root, GENERATED_SUBJECT, scratch, coldRepeats, plan));
+      const generated = { label: repoLabel(repo), root: repo.root };
       progress(`stdio round trips on ${files} files`);
-      stdio.push(await stdioRow(repo, scratch, plan));
+      stdio.push(await stdioRow(generated, HIT_NEED, scratch, plan));
       progress(`stdio partial hits on ${files} files`);
-      stdio.push(await stdioRow(repo, scratch, plan, true));
+      stdio.push(await stdioRow(generated, PARTIAL, scratch, plan));
     }
     progress('in-process resolutions on this repository');
-    engine.push(await engineRow('this repository (worktree)', root, SELF_SUBJECT, scratch, plan.selfColdRepeats, plan));
+    engine.push(await engineRow(SELF_LABEL, root, SELF_SUBJECT, scratch, plan.selfColdRepeats, plan));
+    progress('stdio round trips on this repository');
+    stdio.push(await stdioRow({ label: SELF_LABEL, root }, SELF_NEED, scratch, plan));
 
     const command = `npm run bench -- evidence${values.quick ? ' --quick' : ''}`;
     const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, 1-minute load average ${loadAtStart.toFixed(1)} at start`;

@@ -2,8 +2,6 @@
 // Failures are ChangeError values with a rule and a one-line message (the
 // transport turns them into `isError` results); nothing here writes stdout.
 import type { ChangeDeps } from './deps.js';
-import { prepareChange } from './prepare.js';
-import { verifyChange } from './verify.js';
 import type { PrepareChangeArgs, PrepareChangeResult, VerifyChangeArgs, VerifyChangeResult } from './model.js';
 
 export interface ChangeToolContext {
@@ -15,10 +13,15 @@ export interface ChangeTools {
   verify(args: VerifyChangeArgs, ctx: ChangeToolContext): Promise<VerifyChangeResult>;
 }
 
+/**
+ * The change workflow (checkouts, implementer and verifier runs, test plans)
+ * is loaded on its first call: a server answers `initialize` and every need
+ * without it.
+ */
 export function createChangeTools(deps: ChangeDeps): ChangeTools {
   return {
-    prepare: (args, ctx) => prepareChange(deps, args, ctx.signal),
-    verify: (args, ctx) => verifyChange(deps, args, ctx.signal),
+    prepare: async (args, ctx) => (await import('./prepare.js')).prepareChange(deps, args, ctx.signal),
+    verify: async (args, ctx) => (await import('./verify.js')).verifyChange(deps, args, ctx.signal),
   };
 }
 

@@ -16,6 +16,7 @@ import type { Digest } from '../core/digest.js';
 import type { CompiledNeed } from '../core/need.js';
 import { stableStringify } from '../core/schema.js';
 import { repoFileDigest } from '../repo/paths.js';
+import { deferWrite } from '../store/bookkeeping.js';
 import type { Db } from '../store/db.js';
 import { getCertificate, loadClaims, storeCertified, type NewCertificate } from '../store/evidence/certificates.js';
 import { bumpTeamCounter, importOf, recordImport, recordPublication, recordTeamRejection, wasPublished, wasRejected } from '../store/team.js';
@@ -140,7 +141,8 @@ export class TeamCache {
 
   private failed(what: string, e: unknown): void {
     this.downUntil = this.now() + BACKOFF_MS;
-    bumpTeamCounter(this.o.db, 'unreachable');
+    // A counter is bookkeeping: committed after the answer, never on its path (store/bookkeeping.ts).
+    deferWrite(this.o.db, () => bumpTeamCounter(this.o.db, 'unreachable'));
     // The schema is checked again after an outage (the server may have been replaced).
     this.schemaOk = false;
     this.warn(what, e);
@@ -241,7 +243,7 @@ export class TeamCache {
 
   /** A need was answered with zero workers from evidence this session imported. */
   noteHit(): void {
-    bumpTeamCounter(this.o.db, 'team_hits');
+    deferWrite(this.o.db, () => bumpTeamCounter(this.o.db, 'team_hits'));
   }
 
   /** Queues locally certified certificates for publishing; returns at once (the work runs after the answer). */

@@ -9,11 +9,10 @@
 import { join } from 'node:path';
 import type { RoleProfile } from '../core/profile.js';
 import type { Worker } from '../core/worker.js';
-import { createStaticWorker } from '../evidence/static-worker.js';
 import type { Db } from '../store/db.js';
-import { createCodexWorker } from './codex/worker.js';
 import { RunsStore } from './runs-store.js';
 import type { SandboxInfo } from './sandbox.js';
+import type { CodexWorkerConfig } from './codex/worker.js';
 import { staticAnalyzerDefinition } from './static-definition.js';
 
 export interface ExplorerDeps {
@@ -35,8 +34,8 @@ export function buildExplorers(profile: RoleProfile, deps: ExplorerDeps): Worker
   const runs = new RunsStore(deps.db);
   return profile.explorer.map((entry) =>
     entry.adapter === 'static'
-      ? { ...createStaticWorker(), definition: staticAnalyzerDefinition }
-      : createCodexWorker({
+      ? staticWorkerOnFirstRun()
+      : codexWorkerOnFirstRun({
           explorer: entry,
           runsRoot: runsRootOf(deps.dataDir),
           sandbox: deps.sandbox,
@@ -46,4 +45,38 @@ export function buildExplorers(profile: RoleProfile, deps: ExplorerDeps): Worker
           parentEnv: deps.env,
         }),
   );
+}
+
+/**
+ * The embedded static analyzer, its modules (parsers, language rules, flow
+ * tracer) loaded when it first runs: a hit needs none of them.
+ */
+function staticWorkerOnFirstRun(): Worker {
+  let worker: Promise<Worker> | null = null;
+  return {
+    name: 'static',
+    countsAgainstLimit: false,
+    definition: staticAnalyzerDefinition,
+    run: async (input) => {
+      worker ??= import('../evidence/static-worker.js').then((m) => m.createStaticWorker());
+      return (await worker).run(input);
+    },
+  };
+}
+
+/**
+ * The Codex worker, its client (app-server protocol, checkouts, prompts)
+ * loaded when it first runs: a server answers `initialize` and every hit
+ * without it.
+ */
+function codexWorkerOnFirstRun(cfg: CodexWorkerConfig): Worker {
+  let worker: Promise<Worker> | null = null;
+  return {
+    name: 'codex',
+    countsAgainstLimit: true,
+    run: async (input) => {
+      worker ??= import('./codex/worker.js').then((m) => m.createCodexWorker(cfg));
+      return (await worker).run(input);
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextCommand } from '../../src/cli/commands/context.js';
 import { compileNeed, DEFAULT_WORLD } from '../../src/core/need.js';
 import { repositoryLineage } from '../../src/repo/snapshot.js';
+import { flushBookkeeping } from '../../src/store/bookkeeping.js';
 import { invalidate } from '../../src/store/evidence/certificates.js';
 import { TeamCache, resetTeamCacheWarning, BACKOFF_MS } from '../../src/team/client.js';
 import { parseTeamCacheUrl } from '../../src/team/config.js';
@@ -275,6 +276,8 @@ describe.skipIf(unavailable !== null)('what a shared model-worker answer saves',
       const r = await s.engine.resolve(needOf(c), opts());
       expect(r).toMatchObject({ workerSpawned: false, cacheHit: true });
       expect(s.worker.calls).toHaveLength(0);
+      // Counters are bookkeeping, committed after the answer (store/bookkeeping.ts).
+      flushBookkeeping(s.db);
       expect(teamStats(s.db)).toMatchObject({ teamHits: 1, imported: 1, tokensAvoided: 1100, costAvoidedUsd: 0.002025 });
       await s.team.close();
     }

@@ -294,6 +294,32 @@ describe('function results', () => {
     expect(inFile(flow, 'lib/cli.js')).toEqual(['producer lib/cli.js:6-6', 'transformation lib/cli.js:7-7']);
     expect(flow.steps.filter((s) => /`out|flagsFor` kept/.test(s.description)).map(said)).toEqual([]);
   });
+
+  it('does not follow a value into a namesake of a built-in method called on a typed receiver (TypeScript `argv: string[]` … `argv.includes(…)`)', async () => {
+    const files: Files = {
+      'src/settings.ts': lines(
+        'export function readSettings(argv: string[]): { dryRun: boolean } {', //   1
+        "  const dryRun = argv.includes('--dry-run');", //                            2
+        '  return { dryRun };', //                                                     3
+        '}', //                                                                        4
+      ),
+      'src/matcher.ts': lines(
+        'export function includes(flag: string): boolean {', //                       1
+        "  const hit = flag === 'x';", //                                              2
+        '  return hit;', //                                                            3
+        '}', //                                                                        4
+      ),
+      'src/main.ts': lines(
+        "import { readSettings } from './settings';", //                              1
+        'const settings = readSettings(process.argv);', //                             2
+        "if (settings.dryRun) console.log('dry run');", //                            3
+      ),
+      'package.json': '{ "name": "typed-argv" }\n',
+    };
+    const { flow } = await traced(files, 'cli_option', '--dry-run');
+    expect(inFile(flow, 'src/matcher.ts')).toEqual([]);
+    expect(inFile(flow, 'src/settings.ts').length).toBeGreaterThan(0);
+  });
 });
 
 describe('behaviour sites', () => {

@@ -52,6 +52,49 @@ function calleeParts(callee: SyntaxNode): { name: string; qualifier: string | nu
 }
 
 /**
+ * TypeScript's built-in types: a method called on a value declared with one of
+ * them is the runtime's own (`argv: string[]` … `argv.includes(…)`), never a
+ * function of the repository.
+ */
+const BUILTIN_TYPE =
+  /^(readonly\s+)?([A-Za-z_$][\w$]*(\[\])+|string|number|boolean|bigint|RegExp|Date|URL|URLSearchParams|Buffer|(Readonly)?(Array|Map|Set)<.+>|Record<.+>|Promise<.+>)$/;
+
+/**
+ * Whether `callee` is a method called on a name whose declaration in the
+ * enclosing functions (a parameter, or a local declared with a type) gives it
+ * a built-in TypeScript type. Untyped names are not judged.
+ */
+function builtinReceiver(callee: SyntaxNode): boolean {
+  if (callee.type !== 'member_expression') return false;
+  const receiver = callee.childForFieldName('object');
+  if (receiver?.type !== 'identifier') return false;
+  for (let scope = callee.parent; scope; scope = scope.parent) {
+    if (!FUNCTION_NODES.has(scope.type)) continue;
+    const declared = typedDeclaration(scope, receiver.text);
+    if (declared !== undefined) return declared !== null && BUILTIN_TYPE.test(declared);
+  }
+  return false;
+}
+
+/** The declared type of `name` in function `fn` (its parameters first, then typed locals); null when untyped; undefined when not declared there. */
+function typedDeclaration(fn: SyntaxNode, name: string): string | null | undefined {
+  for (const p of fn.childForFieldName('parameters')?.namedChildren ?? []) {
+    if (p?.childForFieldName('pattern')?.text !== name) continue;
+    return p.childForFieldName('type')?.text.replace(/^:\s*/, '').trim() ?? null;
+  }
+  const body = fn.childForFieldName('body');
+  const pending = body ? [body] : [];
+  while (pending.length > 0) {
+    const n = pending.pop()!;
+    if (n !== body && FUNCTION_NODES.has(n.type)) continue;
+    if (n.type === 'variable_declarator' && n.childForFieldName('name')?.text === name)
+      return n.childForFieldName('type')?.text.replace(/^:\s*/, '').trim() ?? null;
+    for (const c of n.namedChildren) if (c) pending.push(c);
+  }
+  return undefined;
+}
+
+/**
  * The function node whose definition starts at `line` (its name on `nameLine`).
  * Searched from the name itself: `export const get = (a, b) => …` starts with
  * a keyword whose ancestors never include the arrow function, which is the
@@ -101,6 +144,8 @@ export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxN
   const calleeNode = call.childForFieldName(shape[0]);
   const parts = calleeNode ? calleeParts(calleeNode) : null;
   if (!arg || !parts || parts.name.length < 3) return null;
+  // The runtime's own method: the value leaves the program's code here, no search needed.
+  if (family === 'js' && calleeNode && builtinReceiver(calleeNode)) return 'external';
   // Lines that can define the function: `fn name`, `def name`, `func (r T) name`, `function name`, `name(…) {`, `const name =`.
   const n = parts.name.replace(/\$/g, '\\$');
   const definitionLines = [

@@ -21,18 +21,12 @@ export function cwdOf(dir: string): string {
   return dir === '' ? '.' : dir;
 }
 
-const listings = new WeakMap<AnalysisContext, ReadonlySet<string>>();
-
-function listing(ctx: AnalysisContext): ReadonlySet<string> {
-  let set = listings.get(ctx);
-  if (!set) listings.set(ctx, (set = new Set(ctx.listFiles())));
-  return set;
-}
-
 /**
  * Directories from the file's own up to the repository root whose file `name`
- * exists and satisfies `accept`, nearest first. Presence comes from the file
- * listing; contents are read through the context so they are observed.
+ * exists and satisfies `accept`, nearest first. Presence is the file itself,
+ * read through the context so that it is observed: a handful of reads instead
+ * of listing every file of the repository (an ignored manifest is read too;
+ * a citation of it would not pass the validators' snapshot check).
  */
 export function projectDirs(
   ctx: AnalysisContext,
@@ -40,14 +34,10 @@ export function projectDirs(
   name: string,
   accept: (text: string) => boolean = () => true,
 ): string[] {
-  const listed = listing(ctx);
   const out: string[] = [];
   for (let dir = dirOf(file); ; dir = dirOf(dir)) {
-    const candidate = joinPath(dir, name);
-    if (listed.has(candidate)) {
-      const text = ctx.read(candidate);
-      if (text !== null && accept(text)) out.push(dir);
-    }
+    const text = ctx.read(joinPath(dir, name));
+    if (text !== null && accept(text)) out.push(dir);
     if (dir === '') return out;
   }
 }

@@ -81,3 +81,26 @@ export interface FileFacts {
   readonly options: readonly OptionDeclaration[];
   readonly configKeys: readonly ConfigKeyDeclaration[];
 }
+
+/**
+ * A file's facts with its option and key declarations found on first use:
+ * they take a pass over every call, member and subscript of the file, which a
+ * search for a symbol's definition never needs (most of a cold resolution's
+ * time on large files).
+ */
+export function lazyDeclarations(
+  definitions: readonly Definition[],
+  declarations: () => { readonly options: readonly OptionDeclaration[]; readonly configKeys: readonly ConfigKeyDeclaration[] },
+): FileFacts {
+  let found: ReturnType<typeof declarations> | null = null;
+  const get = () => (found ??= declarations());
+  return {
+    definitions,
+    get options() {
+      return get().options;
+    },
+    get configKeys() {
+      return get().configKeys;
+    },
+  };
+}

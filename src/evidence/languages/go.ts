@@ -5,7 +5,7 @@
 // os.Getenv and Get*/index key reads.
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
-import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
+import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
 import { STATIC_GO } from '../../core/limits.js';
 import { ancestors, closest, endLine, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
@@ -235,33 +235,35 @@ function tagKeys(file: ParsedFile, fileIsTest: boolean): ConfigKeyDeclaration[] 
 export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const root = file.tree.rootNode;
   const defs = definitions(file, fileIsTest);
-  const options: OptionDeclaration[] = [];
-  const configKeys = tagKeys(file, fileIsTest);
-  const consts = stringConstants(root);
-  for (const m of matchesOf('go', CALLS, root)) {
-    const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];
-    const opt = flagCall(call, fn, args, fileIsTest, consts);
-    if (opt) {
-      options.push(opt);
-      continue;
+  return lazyDeclarations(defs, () => {
+    const options: OptionDeclaration[] = [];
+    const configKeys = tagKeys(file, fileIsTest);
+    const consts = stringConstants(root);
+    for (const m of matchesOf('go', CALLS, root)) {
+      const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];
+      const opt = flagCall(call, fn, args, fileIsTest, consts);
+      if (opt) {
+        options.push(opt);
+        continue;
+      }
+      const method = fn.type === 'selector_expression' ? fn.childForFieldName('field')?.text ?? '' : '';
+      const key = stringValue(namedChildren(args)[0]);
+      if (!key) continue;
+      if (/^(os|syscall)\.(Getenv|LookupEnv)$/.test(fn.text)) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
+      else if (KEY_READ.test(method)) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
     }
-    const method = fn.type === 'selector_expression' ? fn.childForFieldName('field')?.text ?? '' : '';
-    const key = stringValue(namedChildren(args)[0]);
-    if (!key) continue;
-    if (/^(os|syscall)\.(Getenv|LookupEnv)$/.test(fn.text)) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
-    else if (KEY_READ.test(method)) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
-  }
-  for (const m of matchesOf('go', LITERALS, root)) {
-    const opt = flagLiteral(m.get('type')!, m.get('body')!, m.get('lit')!, fileIsTest);
-    if (opt) options.push(opt);
-  }
-  for (const m of matchesOf('go', CASES, root)) {
-    const opt = switchCase(m.get('case')!, m.get('values')!, fileIsTest);
-    if (opt) options.push(opt);
-  }
-  for (const m of matchesOf('go', INDEXES, root)) {
-    const key = stringValue(m.get('key'));
-    if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(m.get('index')!) });
-  }
-  return { definitions: defs, options, configKeys };
+    for (const m of matchesOf('go', LITERALS, root)) {
+      const opt = flagLiteral(m.get('type')!, m.get('body')!, m.get('lit')!, fileIsTest);
+      if (opt) options.push(opt);
+    }
+    for (const m of matchesOf('go', CASES, root)) {
+      const opt = switchCase(m.get('case')!, m.get('values')!, fileIsTest);
+      if (opt) options.push(opt);
+    }
+    for (const m of matchesOf('go', INDEXES, root)) {
+      const key = stringValue(m.get('key'));
+      if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(m.get('index')!) });
+    }
+    return { options, configKeys };
+  });
 }

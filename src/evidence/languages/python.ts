@@ -3,7 +3,7 @@
 // declarations; dict/environment key reads and settings-class fields.
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
-import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
+import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
 import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
 const DEFINITIONS = `
@@ -112,32 +112,34 @@ function settingsFields(defs: readonly Definition[], fileIsTest: boolean): Confi
 export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const root = file.tree.rootNode;
   const defs = definitions(file, fileIsTest);
-  const options: OptionDeclaration[] = [];
-  const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);
-  for (const m of matchesOf('python', CALLS, root)) {
-    const call = m.get('call')!;
-    const fn = m.get('fn')!;
-    const args = m.get('args')!;
-    const method = fn.type === 'attribute' ? fn.childForFieldName('attribute')?.text : fn.type === 'identifier' ? fn.text : undefined;
-    if (!method) continue;
-    const opt = optionOf(call, method, args, fileIsTest);
-    if (opt) {
-      options.push(opt);
-      continue;
+  return lazyDeclarations(defs, () => {
+    const options: OptionDeclaration[] = [];
+    const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);
+    for (const m of matchesOf('python', CALLS, root)) {
+      const call = m.get('call')!;
+      const fn = m.get('fn')!;
+      const args = m.get('args')!;
+      const method = fn.type === 'attribute' ? fn.childForFieldName('attribute')?.text : fn.type === 'identifier' ? fn.text : undefined;
+      if (!method) continue;
+      const opt = optionOf(call, method, args, fileIsTest);
+      if (opt) {
+        options.push(opt);
+        continue;
+      }
+      const key = stringValue(namedChildren(args)[0]);
+      if (!key) continue;
+      const obj = fn.type === 'attribute' ? fn.childForFieldName('object') : null;
+      if (method === 'getenv' || (obj && isEnviron(obj) && method === 'get'))
+        configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
+      else if (obj && KEY_READ_METHODS.has(method))
+        configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
     }
-    const key = stringValue(namedChildren(args)[0]);
-    if (!key) continue;
-    const obj = fn.type === 'attribute' ? fn.childForFieldName('object') : null;
-    if (method === 'getenv' || (obj && isEnviron(obj) && method === 'get'))
-      configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
-    else if (obj && KEY_READ_METHODS.has(method))
-      configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
-  }
-  for (const m of matchesOf('python', SUBSCRIPTS, root)) {
-    const key = stringValue(m.get('key'));
-    if (!key) continue;
-    const kind = isEnviron(m.get('obj')!) ? 'env-read' : 'key-read';
-    configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpanOf(m.get('sub')!) });
-  }
-  return { definitions: defs, options, configKeys };
+    for (const m of matchesOf('python', SUBSCRIPTS, root)) {
+      const key = stringValue(m.get('key'));
+      if (!key) continue;
+      const kind = isEnviron(m.get('obj')!) ? 'env-read' : 'key-read';
+      configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpanOf(m.get('sub')!) });
+    }
+    return { options, configKeys };
+  });
 }

@@ -3,7 +3,7 @@
 // reads, and in-file test code (#[cfg(test)] modules, #[test] functions).
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
-import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
+import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
 import { ancestors, children, literalArgs, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
 const DEFINITIONS = `
@@ -241,45 +241,47 @@ function serdeFields(file: ParsedFile, fileIsTest: boolean): ConfigKeyDeclaratio
 
 export function extractRust(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const root = file.tree.rootNode;
-  const options: OptionDeclaration[] = [];
-  const configKeys: ConfigKeyDeclaration[] = serdeFields(file, fileIsTest);
+  return lazyDeclarations(definitions(file, fileIsTest), () => {
+    const options: OptionDeclaration[] = [];
+    const configKeys: ConfigKeyDeclaration[] = serdeFields(file, fileIsTest);
 
-  for (const m of matchesOf('rust', '(field_declaration name: (field_identifier)) @field', root)) {
-    const opt = deriveOption(m.get('field')!, fileIsTest);
-    if (opt) options.push(opt);
-  }
-  for (const m of matchesOf('rust', CALLS, root)) {
-    const call = m.get('call')!;
-    const fn = m.get('fn')!;
-    const firstArg = literalArgs(m.get('args')!)[0] ?? null;
-    const method = fn.type === 'field_expression' ? fn.childForFieldName('field')?.text : null;
-    if (method === 'long' && firstArg) {
-      const opt = builderOption(call, fileIsTest);
-      if (opt && !options.some((o) => o.startLine === opt.startLine && o.framework === 'clap-builder')) options.push(opt);
-    }
-    if (!firstArg) continue;
-    const env = /(^|::)env::var(_os)?$/.test(fn.text) || /^(std::)?env::var(_os)?$/.test(fn.text);
-    if (env) configKeys.push({ key: firstArg, kind: 'env-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
-    else if (method && KEY_READ_METHODS.has(method))
-      configKeys.push({ key: firstArg, kind: 'key-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
-  }
-  for (const m of matchesOf('rust', MACROS, root)) {
-    const call = m.get('call')!;
-    const name = m.get('macro')!.text;
-    const tokens = m.get('tokens')!;
-    if (name === 'arg' || name === 'clap::arg') {
-      const opt = macroOption(call, tokens, fileIsTest);
+    for (const m of matchesOf('rust', '(field_declaration name: (field_identifier)) @field', root)) {
+      const opt = deriveOption(m.get('field')!, fileIsTest);
       if (opt) options.push(opt);
-    } else if (name === 'env' || name === 'option_env') {
-      const key = stringValue(namedChildren(tokens).find((t) => t.type === 'string_literal'));
-      if (key) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
     }
-  }
-  for (const m of matchesOf('rust', INDEXES, root)) {
-    const key = stringValue(m.get('key'));
-    const index = m.get('index')!;
-    if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: inTestCode(index, fileIsTest), ...statementSpanOf(index) });
-  }
-  return { definitions: definitions(file, fileIsTest), options, configKeys };
+    for (const m of matchesOf('rust', CALLS, root)) {
+      const call = m.get('call')!;
+      const fn = m.get('fn')!;
+      const firstArg = literalArgs(m.get('args')!)[0] ?? null;
+      const method = fn.type === 'field_expression' ? fn.childForFieldName('field')?.text : null;
+      if (method === 'long' && firstArg) {
+        const opt = builderOption(call, fileIsTest);
+        if (opt && !options.some((o) => o.startLine === opt.startLine && o.framework === 'clap-builder')) options.push(opt);
+      }
+      if (!firstArg) continue;
+      const env = /(^|::)env::var(_os)?$/.test(fn.text) || /^(std::)?env::var(_os)?$/.test(fn.text);
+      if (env) configKeys.push({ key: firstArg, kind: 'env-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
+      else if (method && KEY_READ_METHODS.has(method))
+        configKeys.push({ key: firstArg, kind: 'key-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
+    }
+    for (const m of matchesOf('rust', MACROS, root)) {
+      const call = m.get('call')!;
+      const name = m.get('macro')!.text;
+      const tokens = m.get('tokens')!;
+      if (name === 'arg' || name === 'clap::arg') {
+        const opt = macroOption(call, tokens, fileIsTest);
+        if (opt) options.push(opt);
+      } else if (name === 'env' || name === 'option_env') {
+        const key = stringValue(namedChildren(tokens).find((t) => t.type === 'string_literal'));
+        if (key) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: inTestCode(call, fileIsTest), ...statementSpanOf(call) });
+      }
+    }
+    for (const m of matchesOf('rust', INDEXES, root)) {
+      const key = stringValue(m.get('key'));
+      const index = m.get('index')!;
+      if (key) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: inTestCode(index, fileIsTest), ...statementSpanOf(index) });
+    }
+    return { options, configKeys };
+  });
 }
 

@@ -5,7 +5,7 @@
 // it/test/describe blocks as tests.
 import type { ParsedFile } from '../context.js';
 import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
-import type { ConfigKeyDeclaration, Definition, DefinitionKind, FileFacts, OptionDeclaration, Span } from './facts.js';
+import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
 import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
 
 const COMMON_DEFINITIONS = `
@@ -244,38 +244,40 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
   const lang: LanguageId = file.language;
   const root = file.tree.rootNode;
   const defs = definitions(file, fileIsTest);
-  const options: OptionDeclaration[] = [];
-  const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);
-  const push = (key: string, kind: ConfigKeyDeclaration['kind'], at: SyntaxNode) =>
-    configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpanOf(at) });
+  return lazyDeclarations(defs, () => {
+    const options: OptionDeclaration[] = [];
+    const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);
+    const push = (key: string, kind: ConfigKeyDeclaration['kind'], at: SyntaxNode) =>
+      configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpanOf(at) });
 
-  for (const m of matchesOf(lang, CALLS, root)) {
-    const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];
-    const opt = optionCall(call, fn, args, fileIsTest);
-    if (opt) options.push(opt);
-    const method = fn.type === 'member_expression' ? fn.childForFieldName('property')?.text : null;
-    const key = stringValue(namedChildren(args)[0]);
-    if (!opt && key && method && KEY_READ_METHODS.has(method)) push(key, 'key-read', call);
-  }
-  for (const m of matchesOf(lang, NEWS, root)) {
-    if (m.get('ctor')!.text !== 'Option') continue;
-    const { longs, shorts } = flagNames([stringValue(namedChildren(m.get('args')!)[0]) ?? '']);
-    if (longs.length === 0 && shorts.length === 0) continue;
-    options.push({ framework: 'commander', longs, shorts, carrier: longs[0] ? camel(longs[0]) : null, inTest: fileIsTest, ...statementSpanOf(m.get('call')!) });
-  }
-  for (const m of matchesOf(lang, PAIRS, root)) {
-    const keyNode = m.get('key')!;
-    const key = keyNode.type === 'string' ? stringValue(keyNode) : keyNode.text;
-    const opt = key ? parseArgsOption(m.get('pair')!, key, m.get('value')!, fileIsTest) : null;
-    if (opt) options.push(opt);
-  }
-  for (const m of matchesOf(lang, OBJECTS, root)) options.push(...argSpecOptions(m.get('obj')!, fileIsTest));
-  for (const m of matchesOf(lang, SUBSCRIPTS, root)) {
-    const key = stringValue(m.get('key'));
-    if (key) push(key, /(^|\.)env$/.test(m.get('obj')!.text) ? 'env-read' : 'key-read', m.get('sub')!);
-  }
-  for (const m of matchesOf(lang, MEMBERS, root)) {
-    if (/(^|\.)env$/.test(m.get('obj')!.text)) push(m.get('key')!.text, 'env-read', m.get('member')!);
-  }
-  return { definitions: defs, options, configKeys };
+    for (const m of matchesOf(lang, CALLS, root)) {
+      const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];
+      const opt = optionCall(call, fn, args, fileIsTest);
+      if (opt) options.push(opt);
+      const method = fn.type === 'member_expression' ? fn.childForFieldName('property')?.text : null;
+      const key = stringValue(namedChildren(args)[0]);
+      if (!opt && key && method && KEY_READ_METHODS.has(method)) push(key, 'key-read', call);
+    }
+    for (const m of matchesOf(lang, NEWS, root)) {
+      if (m.get('ctor')!.text !== 'Option') continue;
+      const { longs, shorts } = flagNames([stringValue(namedChildren(m.get('args')!)[0]) ?? '']);
+      if (longs.length === 0 && shorts.length === 0) continue;
+      options.push({ framework: 'commander', longs, shorts, carrier: longs[0] ? camel(longs[0]) : null, inTest: fileIsTest, ...statementSpanOf(m.get('call')!) });
+    }
+    for (const m of matchesOf(lang, PAIRS, root)) {
+      const keyNode = m.get('key')!;
+      const key = keyNode.type === 'string' ? stringValue(keyNode) : keyNode.text;
+      const opt = key ? parseArgsOption(m.get('pair')!, key, m.get('value')!, fileIsTest) : null;
+      if (opt) options.push(opt);
+    }
+    for (const m of matchesOf(lang, OBJECTS, root)) options.push(...argSpecOptions(m.get('obj')!, fileIsTest));
+    for (const m of matchesOf(lang, SUBSCRIPTS, root)) {
+      const key = stringValue(m.get('key'));
+      if (key) push(key, /(^|\.)env$/.test(m.get('obj')!.text) ? 'env-read' : 'key-read', m.get('sub')!);
+    }
+    for (const m of matchesOf(lang, MEMBERS, root)) {
+      if (/(^|\.)env$/.test(m.get('obj')!.text)) push(m.get('key')!.text, 'env-read', m.get('member')!);
+    }
+    return { options, configKeys };
+  });
 }

@@ -255,6 +255,8 @@ export function createEngine(deps: EngineDeps): Engine {
   function rehearseSoon(memoKey: string, need: CompiledNeed, opts: ResolveOptions): void {
     const quiet = { cacheOnly: opts.cacheOnly, modelWorkersLeft: opts.modelWorkersLeft, signal: new AbortController().signal };
     setTimeout(() => {
+      // A repeat that came first has already remembered its answer: it stays the one served.
+      if (hits?.has(memoKey)) return;
       try {
         rehearse(memoKey, need, quiet);
       } catch {

@@ -78,6 +78,11 @@ export class HitMemo {
     this.entries.set(key, { inputs, result, book });
   }
 
+  /** Whether an answer is kept under `key` (not whether it still holds). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /**
    * The remembered result when every input still reads the same, recording
    * nothing (the session rehearses its answer path with it); the stale entry

@@ -114,4 +114,27 @@ describe('hits decided before the watch knew the snapshot', () => {
       db.close();
     }
   });
+
+  it('a repeat that comes before the quiet moment keeps its remembered answer: the later rehearsal replaces nothing', async () => {
+    const repo = makeRepo();
+    repos.push(repo);
+    const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const digest = captureSnapshot(repo.root).sourceDigest;
+      const state: WorktreeState = { current: () => digest, pending: () => 1, digestAt: (t) => (t === 1 ? digest : null), onKnown: () => {} };
+      const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
+      const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
+      const locate = need(repo, 'locate.implementation', { kind: 'symbol', name: 'parseOptions' });
+      expect((await engine.resolve(locate, options())).workerSpawned).toBe(true);
+      const first = await engine.resolve(locate, options());
+      const before = plans.n;
+      vi.advanceTimersByTime(25);
+      expect(plans.n).toBe(before);
+      expect(await engine.resolve(locate, options())).toBe(first);
+    } finally {
+      vi.useRealTimers();
+      db.close();
+    }
+  });
 });

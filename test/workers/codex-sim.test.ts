@@ -171,6 +171,19 @@ describe('codex worker against the App Server simulator', () => {
     expect(await gone(child.pid as number)).toBe(true);
   });
 
+  it('cancelled before the turn/start answer was read, still interrupts the turn it started once the answer comes', async () => {
+    const sim = simulator(join(base, 'sims'), 'cancel-early', { turns: [{ replyAfterMs: 400, steps: [{ spawnSleep: 300 }, { hang: true }] }] });
+    const ac = new AbortController();
+    const run = createCodexWorker(config(sim.exe)).run(input({ signal: ac.signal }));
+    const child = await waitForEvent(sim.log, (e) => e.event === 'grandchild');
+    ac.abort();
+    await expect(run).rejects.toMatchObject({ code: 'cancelled' });
+    const log = readLog(sim.log);
+    expect(log.some((e) => e.event === 'request' && e.method === 'turn/interrupt')).toBe(true);
+    expect(await gone(log.find((e) => e.event === 'start')!.pid as number)).toBe(true);
+    expect(await gone(child.pid as number)).toBe(true);
+  });
+
   it('accepts only the exact certified test command and bounded read-only inspection', async () => {
     const testArgv = ['npx', 'vitest', 'run', 'test/flags.test.ts', '-t', 'dry run'];
     const plan = { runner: 'npx', argv: testArgv, cwd_relative: '.', identifier: 'dry run', selection: 'representative', location: { role: 'primary', path: 'test/flags.test.ts', symbol: null, start_line: 1, end_line: 3 }, evidence_paths: ['test/flags.test.ts'] };

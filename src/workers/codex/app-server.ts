@@ -112,7 +112,7 @@ export class AppServer {
     if (req.signal.aborted) onAbort();
     else req.signal.addEventListener('abort', onAbort, { once: true });
 
-    this.call('turn/start', {
+    const started = this.call('turn/start', {
       threadId: req.threadId,
       input: [{ type: 'text', text: req.text }],
       cwd: req.cwd,
@@ -131,7 +131,13 @@ export class AppServer {
     const end = await state.done;
     clearTimeout(timer);
     req.signal.removeEventListener('abort', onAbort);
-    if ((end.status === 'timeout' || end.status === 'cancelled') && state.turnId && !this.crash) await this.interrupt(req.threadId, state.turnId);
+    if ((end.status === 'timeout' || end.status === 'cancelled') && !this.crash) {
+      // A cancel can come before turn/start's answer was read (it is in the
+      // pipe): wait for it a moment, so that the turn it started is still
+      // interrupted rather than only killed.
+      if (!state.turnId) await withinGrace(started);
+      if (state.turnId) await this.interrupt(req.threadId, state.turnId);
+    }
     this.turn = null;
     const finalText = state.finalText ?? (state.deltas || null);
     return { status: end.status, turnId: state.turnId, finalText, error: end.error ?? state.lastError, approvals: state.approvals };
@@ -139,8 +145,7 @@ export class AppServer {
 
   /** turn/interrupt, then a short wait for its acknowledgement; the caller kills the group either way. */
   private async interrupt(threadId: string, turnId: string): Promise<void> {
-    const ack = this.rpc.request('turn/interrupt', { threadId, turnId }, WORKER.interruptGraceMs).catch(() => undefined);
-    await Promise.race([ack, new Promise((r) => setTimeout(r, WORKER.interruptGraceMs))]);
+    await withinGrace(this.rpc.request('turn/interrupt', { threadId, turnId }, WORKER.interruptGraceMs).catch(() => undefined));
   }
 
   private onNotification(n: Notification): void {
@@ -224,4 +229,11 @@ export class AppServer {
   async kill(): Promise<void> {
     await this.group.terminate();
   }
+}
+
+/** Waits for `p` at most WORKER.interruptGraceMs (a cancelled turn is killed either way). */
+async function withinGrace(p: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, WORKER.interruptGraceMs)))]);
+  clearTimeout(timer);
 }

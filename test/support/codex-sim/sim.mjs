@@ -132,7 +132,13 @@ async function onRequest(msg) {
         }, msg.id);
         log({ event: 'decision', command: 'curl https://example.com', response: res });
       }
-      send({ id: msg.id, result: { turn: { id: turn.turnId, status: 'inProgress', items: [] } } });
+      const reply = () => send({ id: msg.id, result: { turn: { id: turn.turnId, status: 'inProgress', items: [] } } });
+      // `replyAfterMs`: the turn runs before its turn/start answer is sent (an answer still in the pipe when a cancel comes).
+      if (spec.replyAfterMs !== undefined) {
+        setTimeout(reply, spec.replyAfterMs);
+        return play(turn);
+      }
+      reply();
       return play(turn);
     }
     case 'turn/interrupt': {

@@ -34,6 +34,30 @@ export function relaxed<T>(db: Db, write: () => T): T {
   }
 }
 
+/** How long opening a new store waits for another process that is switching it to WAL at the same moment. */
+const WAL_SWITCH_WAIT_MS = 10_000;
+const WAL_SWITCH_RETRY_MS = 20;
+
+/**
+ * Switches the store to WAL. Several processes opening a brand-new store at
+ * once race for that switch, and SQLite answers the losers SQLITE_BUSY at once
+ * (its busy handler does not cover a journal-mode change); they try again
+ * shortly, since the winner finishes in milliseconds.
+ */
+function enableWal(db: Db): void {
+  const deadline = Date.now() + WAL_SWITCH_WAIT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw e;
+      // Opening the store is synchronous: block this thread briefly instead of spinning.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAL_SWITCH_RETRY_MS);
+    }
+  }
+}
+
 export function openDb(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   mkdirSync(dirname(file), { recursive: true });
   let db: Db;
@@ -42,7 +66,7 @@ export function openDb(file: string, migrations: readonly Migration[] = MIGRATIO
   } catch (e) {
     throw new StoreError(`cannot open database ${file}: ${(e as Error).message}`);
   }
-  db.pragma('journal_mode = WAL');
+  enableWal(db);
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
   // Migrations run with foreign keys off so that a table others reference can

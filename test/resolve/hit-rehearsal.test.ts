@@ -28,6 +28,19 @@ vi.mock('../../src/resolve/cache-plan.js', async (original) => {
 const repos: Repo[] = [];
 afterAll(() => repos.forEach((r) => r.cleanup()));
 
+/** An engine on a worktree the watch already knows, with one scripted worker, under a fake clock. */
+function knownWorktree() {
+  const repo = makeRepo();
+  repos.push(repo);
+  const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const digest = captureSnapshot(repo.root).sourceDigest;
+  const state: WorktreeState = { current: () => digest, pending: () => 1, digestAt: (t) => (t === 1 ? digest : null), onKnown: () => {} };
+  const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
+  const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
+  return { db, engine, worker, locate: need(repo, 'locate.implementation', { kind: 'symbol', name: 'parseOptions' }) };
+}
+
 describe('hits decided before the watch knew the snapshot', () => {
   it('are decided again once it does, recording nothing and running nothing, so the first repeat is not planned', async () => {
     const repo = makeRepo();
@@ -87,16 +100,8 @@ describe('hits decided before the watch knew the snapshot', () => {
   });
 
   it('after a worker ran, the repeat is decided once the process is quiet, so the first repeat is not planned', async () => {
-    const repo = makeRepo();
-    repos.push(repo);
-    const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { db, engine, worker, locate } = knownWorktree();
     try {
-      const digest = captureSnapshot(repo.root).sourceDigest;
-      const state: WorktreeState = { current: () => digest, pending: () => 1, digestAt: (t) => (t === 1 ? digest : null), onKnown: () => {} };
-      const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
-      const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
-      const locate = need(repo, 'locate.implementation', { kind: 'symbol', name: 'parseOptions' });
       const generated = await engine.resolve(locate, options());
       expect(generated.workerSpawned).toBe(true);
       expect(engine.remembered!(locate, options())).toBeNull();
@@ -116,16 +121,8 @@ describe('hits decided before the watch knew the snapshot', () => {
   });
 
   it('a repeat that comes before the quiet moment keeps its remembered answer: the later rehearsal replaces nothing', async () => {
-    const repo = makeRepo();
-    repos.push(repo);
-    const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { db, engine, worker, locate } = knownWorktree();
     try {
-      const digest = captureSnapshot(repo.root).sourceDigest;
-      const state: WorktreeState = { current: () => digest, pending: () => 1, digestAt: (t) => (t === 1 ? digest : null), onKnown: () => {} };
-      const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
-      const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
-      const locate = need(repo, 'locate.implementation', { kind: 'symbol', name: 'parseOptions' });
       expect((await engine.resolve(locate, options())).workerSpawned).toBe(true);
       const first = await engine.resolve(locate, options());
       const before = plans.n;

@@ -6,6 +6,7 @@
 // is a real SQLite file read through a second connection, as another process
 // would read it.
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { blake3 } from '../../src/core/digest.js';
 import { BOOKKEEPING } from '../../src/core/limits.js';
 import { bookkeepingCommitted, deferWrite, flushBookkeeping, holdBookkeeping, pendingBookkeeping } from '../../src/store/bookkeeping.js';
 import { openDataDir } from '../../src/store/datadir.js';
@@ -25,9 +26,9 @@ function store(): { db: Db; visible: () => number; queue: (n?: number) => void }
         recordResolution(
           db,
           {
-            needId: `need-${id}`,
+            needId: blake3(`need-${id}`),
             repositoryRoot: null,
-            requestDigest: `request-${id}`,
+            requestDigest: blake3(`request-${id}`),
             route: 'locate.implementation',
             subjectKind: 'symbol',
             subjectName: 'parseLevel',

@@ -6,7 +6,7 @@
 // the FrontierView alone (the `context` field, what the hook transport sends).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { anthropicMock, claudeBinary, makeRepo, NEEDLE_MAIN, runClient, toolResults } from './clients.js';
+import { anthropicMock, claudeBinary, claudeCodeEnv, makeRepo, NEEDLE_MAIN, runClient, toolResults } from './clients.js';
 
 const TOOL = 'mcp__needle__need_context';
 const ARGS = { route: 'locate.implementation', subject: { kind: 'cli_option', name: '--dry-run' }, task: 'Where is --dry-run implemented?' };
@@ -50,12 +50,7 @@ export async function measureClaudeCode(): Promise<{ sizes: AnswerSize[]; sample
         cwd: repo.root,
         timeoutMs: 120_000,
         env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          CLAUDE_CONFIG_DIR: join(home, '.claude'),
-          ANTHROPIC_BASE_URL: `http://127.0.0.1:${mock.port}`,
-          ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-bench',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          ...claudeCodeEnv(home, mock),
           ENABLE_TOOL_SEARCH: 'false',
         },
       },

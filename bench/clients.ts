@@ -198,6 +198,21 @@ export interface Run {
 }
 
 /** Runs a client with a hard deadline; the whole process group is killed past it. */
+/**
+ * The environment Claude Code runs in offline against a loopback mock: an
+ * isolated HOME and config directory, a fake key, no nonessential traffic.
+ */
+export function claudeCodeEnv(home: string, mock: Pick<Mock, 'port'>, configDir = join(home, '.claude')): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    CLAUDE_CONFIG_DIR: configDir,
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${mock.port}`,
+    ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+}
+
 export function runClient(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; input?: string }): Promise<Run> {
   return new Promise((ok) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], detached: true });

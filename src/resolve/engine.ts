@@ -253,7 +253,7 @@ export function createEngine(deps: EngineDeps): Engine {
 
   /** Decides `need` again from the cache alone shortly after a worker ran for it (see REHEARSE_AFTER_WORKER_MS). */
   function rehearseSoon(memoKey: string, need: CompiledNeed, opts: ResolveOptions): void {
-    const quiet = { cacheOnly: opts.cacheOnly, modelWorkersLeft: opts.modelWorkersLeft, signal: new AbortController().signal };
+    const quiet = offRequest(opts);
     setTimeout(() => {
       // A repeat that came first has already remembered its answer: it stays the one served.
       if (hits?.has(memoKey)) return;
@@ -279,7 +279,12 @@ export function createEngine(deps: EngineDeps): Engine {
   });
   function rehearseLater(memoKey: string, need: CompiledNeed, opts: ResolveOptions): void {
     if (!deps.worktree?.onKnown || rehearsals.size >= REHEARSALS_MAX) return;
-    rehearsals.set(memoKey, { need, opts: { cacheOnly: opts.cacheOnly, modelWorkersLeft: opts.modelWorkersLeft, signal: new AbortController().signal } });
+    rehearsals.set(memoKey, { need, opts: offRequest(opts) });
+  }
+
+  /** What a rehearsal keeps of a request's options: what changes the decision, not the request's signal or callbacks. */
+  function offRequest(opts: ResolveOptions): ResolveOptions {
+    return { cacheOnly: opts.cacheOnly, modelWorkersLeft: opts.modelWorkersLeft, signal: new AbortController().signal };
   }
 
   /** Decides `need` from the cache alone and remembers a zero-worker answer; no worker, no team, no bookkeeping. */

@@ -89,23 +89,23 @@ export class HitMemo {
    * is dropped otherwise.
    */
   peek(key: string): EngineResult | null {
-    const entry = this.entries.get(key);
-    if (!entry) return null;
-    if (this.holds(key, entry)) return entry.result;
-    this.entries.delete(key);
-    return null;
+    return this.holding(key)?.result ?? null;
   }
 
-  /** The remembered result when every input still reads the same; the stale entry is dropped otherwise. */
+  /** The remembered result when every input still reads the same, its bookkeeping queued again; the stale entry is dropped otherwise. */
   reuse(key: string, nowMs: number, durationMs: () => number): EngineResult | null {
+    const entry = this.holding(key);
+    entry?.book(nowMs, durationMs());
+    return entry?.result ?? null;
+  }
+
+  /** The entry under `key` when it still holds; a stale one is dropped. */
+  private holding(key: string): Entry | null {
     const entry = this.entries.get(key);
     if (!entry) return null;
-    if (!this.holds(key, entry)) {
-      this.entries.delete(key);
-      return null;
-    }
-    entry.book(nowMs, durationMs());
-    return entry.result;
+    if (this.holds(key, entry)) return this.entries.get(key) ?? null;
+    this.entries.delete(key);
+    return null;
   }
 
   private holds(key: string, entry: Entry): boolean {

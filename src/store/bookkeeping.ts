@@ -26,6 +26,8 @@ interface Queue {
   timer: NodeJS.Timeout | null;
   /** When the group's first write was queued (ms, monotonic). */
   firstAt: number;
+  /** When its last write was queued. */
+  lastAt: number;
   /** While > 0, the scheduled group commit waits (a call whose answer is not written yet). */
   holds: number;
   /** Called with the error when a group could not be committed (its rows are lost). */
@@ -39,7 +41,7 @@ const queues = new WeakMap<Db, Queue>();
 function queueOf(db: Db): Queue {
   let q = queues.get(db);
   if (!q) {
-    q = { writes: [], timer: null, firstAt: 0, holds: 0, onError: () => {}, waiters: [] };
+    q = { writes: [], timer: null, firstAt: 0, lastAt: 0, holds: 0, onError: () => {}, waiters: [] };
     queues.set(db, q);
   }
   return q;
@@ -56,20 +58,34 @@ export function onBookkeepingError(db: Db, report: (e: unknown) => void): void {
  */
 export function deferWrite(db: Db, write: Write): void {
   const q = queueOf(db);
-  if (q.writes.length === 0) q.firstAt = performance.now();
+  q.lastAt = performance.now();
+  if (q.writes.length === 0) q.firstAt = q.lastAt;
   q.writes.push(write);
-  schedule(db, q);
+  if (q.writes.length >= BOOKKEEPING.maxWrites) arm(db, q, 0);
+  else if (!q.timer) schedule(db, q);
 }
 
-/** (Re)arms the group commit: idle time after the last write, bounded by the group's age and size. */
+/** When the group is due: idle time after its last write, bounded by its age. */
+function dueIn(q: Queue): number {
+  return Math.max(0, Math.min(q.lastAt + BOOKKEEPING.idleMs, q.firstAt + BOOKKEEPING.maxDelayMs) - performance.now());
+}
+
+/**
+ * Arms the group commit for when the group is due. One timer per group: a
+ * write only moves `lastAt`, and the timer, when it fires early, waits for
+ * the rest (no timer churn on the answer's path).
+ */
 function schedule(db: Db, q: Queue): void {
+  arm(db, q, dueIn(q));
+}
+
+function arm(db: Db, q: Queue, delay: number): void {
   if (q.timer) clearTimeout(q.timer);
-  const full = q.writes.length >= BOOKKEEPING.maxWrites;
-  const left = q.firstAt + BOOKKEEPING.maxDelayMs - performance.now();
-  const delay = full ? 0 : Math.max(0, Math.min(BOOKKEEPING.idleMs, left));
   q.timer = setTimeout(() => {
     q.timer = null;
-    if (q.holds === 0) flushBookkeeping(db);
+    if (q.writes.length === 0 || q.holds > 0) return;
+    if (q.writes.length < BOOKKEEPING.maxWrites && dueIn(q) > 0) schedule(db, q);
+    else flushBookkeeping(db);
   }, delay);
   // A process that is done does not wait for its rows: every command flushes
   // explicitly before it closes the database.

@@ -48,35 +48,23 @@ export function buildExplorers(profile: RoleProfile, deps: ExplorerDeps): Worker
 }
 
 /**
- * The embedded static analyzer, its modules (parsers, language rules, flow
- * tracer) loaded when it first runs: a hit needs none of them.
+ * A worker whose modules are loaded when it first runs: a server answers
+ * `initialize` and every hit without the static analyzer (parsers, language
+ * rules, flow tracer) or the Codex client (app-server protocol, checkouts,
+ * prompts).
  */
-function staticWorkerOnFirstRun(): Worker {
+function onFirstRun(shape: Omit<Worker, 'run'>, load: () => Promise<Worker>): Worker {
   let worker: Promise<Worker> | null = null;
   return {
-    name: 'static',
-    countsAgainstLimit: false,
-    definition: staticAnalyzerDefinition,
-    run: async (input) => {
-      worker ??= import('../evidence/static-worker.js').then((m) => m.createStaticWorker());
-      return (await worker).run(input);
-    },
+    ...shape,
+    run: async (input) => (await (worker ??= load())).run(input),
   };
 }
 
-/**
- * The Codex worker, its client (app-server protocol, checkouts, prompts)
- * loaded when it first runs: a server answers `initialize` and every hit
- * without it.
- */
+function staticWorkerOnFirstRun(): Worker {
+  return onFirstRun({ name: 'static', countsAgainstLimit: false, definition: staticAnalyzerDefinition }, async () => (await import('../evidence/static-worker.js')).createStaticWorker());
+}
+
 function codexWorkerOnFirstRun(cfg: CodexWorkerConfig): Worker {
-  let worker: Promise<Worker> | null = null;
-  return {
-    name: 'codex',
-    countsAgainstLimit: true,
-    run: async (input) => {
-      worker ??= import('./codex/worker.js').then((m) => m.createCodexWorker(cfg));
-      return (await worker).run(input);
-    },
-  };
+  return onFirstRun({ name: 'codex', countsAgainstLimit: true }, async () => (await import('./codex/worker.js')).createCodexWorker(cfg));
 }

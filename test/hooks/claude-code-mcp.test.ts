@@ -5,7 +5,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicMock, claudeBinary, makeRepo, NEEDLE_MAIN, runClient, sent, toolResults, type Mock } from './clients.js';
+import { anthropicMock, claudeBinary, claudeCodeEnv, makeRepo, NEEDLE_MAIN, runClient, sent, toolResults, type Mock } from './clients.js';
 
 const CLAUDE = claudeBinary();
 const TOOL = 'mcp__needle__need_context';
@@ -56,12 +56,7 @@ describe.skipIf('skip' in CLAUDE)('Claude Code calling need_context over MCP (re
         cwd: repo.root,
         timeoutMs: 90_000,
         env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          CLAUDE_CONFIG_DIR: join(home, '.claude'),
-          ANTHROPIC_BASE_URL: `http://127.0.0.1:${mock.port}`,
-          ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          ...claudeCodeEnv(home, mock),
           ...(opts.toolSearch ? {} : { ENABLE_TOOL_SEARCH: 'false' }),
         },
       },

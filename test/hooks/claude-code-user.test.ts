@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicMock, claudeBinary, makeRepo, needle, runClient, sent, type Mock, type Recorded } from './clients.js';
+import { anthropicMock, claudeBinary, claudeCodeEnv, makeRepo, needle, runClient, sent, type Mock, type Recorded } from './clients.js';
 
 const CLAUDE = claudeBinary();
 if ('skip' in CLAUDE) console.warn(`skipping Claude Code user-scope tests: ${CLAUDE.skip}`);
@@ -34,14 +34,7 @@ describe.skipIf('skip' in CLAUDE)('Claude Code with Needle at user scope (real b
       if (!Array.isArray(req.body.tools) || req.body.tools.length === 0) return { text: 'ok' };
       return sent(req).includes('[NEEDLE_CONTEXT route=') ? { text: `Final answer: src/cli.ts handles it.\n${NEED_BLOCK}` } : { text: NEED_BLOCK };
     });
-    env = {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      CLAUDE_CONFIG_DIR: configDir,
-      ANTHROPIC_BASE_URL: `http://127.0.0.1:${mock.port}`,
-      ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    };
+    env = claudeCodeEnv(home, mock, configDir);
   });
 
   afterAll(async () => {

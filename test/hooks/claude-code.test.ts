@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicMock, claudeBinary, makeRepo, needle, runClient, sent, type Mock, type Recorded } from './clients.js';
+import { anthropicMock, claudeBinary, claudeCodeEnv, makeRepo, needle, runClient, sent, type Mock, type Recorded } from './clients.js';
 
 const CLAUDE = claudeBinary();
 if ('skip' in CLAUDE) console.warn(`skipping Claude Code tests: ${CLAUDE.skip}`);
@@ -57,12 +57,7 @@ describe.skipIf('skip' in CLAUDE)('Claude Code with Needle hooks (real binary, m
         cwd: repo.root,
         timeoutMs: 90_000,
         env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          CLAUDE_CONFIG_DIR: join(home, '.claude'),
-          ANTHROPIC_BASE_URL: `http://127.0.0.1:${mock.port}`,
-          ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          ...claudeCodeEnv(home, mock),
         },
       },
     );
@@ -98,12 +93,7 @@ describe.skipIf('skip' in CLAUDE)('Claude Code with Needle hooks (real binary, m
         cwd: repo.root,
         timeoutMs: 90_000,
         env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          CLAUDE_CONFIG_DIR: join(home, '.claude'),
-          ANTHROPIC_BASE_URL: `http://127.0.0.1:${mock.port}`,
-          ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          ...claudeCodeEnv(home, mock),
         },
       },
     );

@@ -121,7 +121,7 @@ describe('hits decided before the watch knew the snapshot', () => {
   });
 
   it('a repeat that comes before the quiet moment keeps its remembered answer: the later rehearsal replaces nothing', async () => {
-    const { db, engine, worker, locate } = knownWorktree();
+    const { db, engine, locate } = knownWorktree();
     try {
       expect((await engine.resolve(locate, options())).workerSpawned).toBe(true);
       const first = await engine.resolve(locate, options());

@@ -6,6 +6,7 @@
 import process from 'node:process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { setTimeout } from 'node:timers';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 

@@ -21,6 +21,38 @@ export interface Snapshot {
   untrackedDigest: Digest;
 }
 
+/**
+ * The files of a snapshot by path: every index entry and every untracked
+ * file git does not ignore — what `git ls-files --cached --others
+ * --exclude-standard` lists — read from the same git output the digest is
+ * taken from, so a watched worktree answers membership without git.
+ */
+export interface SnapshotListing {
+  readonly paths: ReadonlySet<string>;
+  /** How many of them are untracked. */
+  readonly untracked: number;
+}
+
+const TAB = 0x09;
+
+/** The listing of the snapshot whose `ls-files --stage -z` and status output these are. */
+function listSnapshot(stage: Buffer, status: Buffer): SnapshotListing {
+  const paths = new Set<string>();
+  // An index record is `<mode> <object> <stage>\t<path>`.
+  for (const record of splitNul(stage)) {
+    const tab = record.indexOf(TAB);
+    if (tab < 0) throw new RepoError(`unexpected git ls-files record: ${record.toString('utf8')}`);
+    paths.add(record.subarray(tab + 1).toString('utf8'));
+  }
+  let untracked = 0;
+  for (const record of splitNul(status))
+    if (record[0] === 0x3f && record[1] === 0x3f) {
+      paths.add(record.subarray(3).toString('utf8'));
+      untracked++;
+    }
+  return { paths, untracked };
+}
+
 const SNAPSHOT_LAYOUT_VERSION = 2;
 const NUL = Uint8Array.of(0);
 
@@ -102,15 +134,15 @@ export function captureSnapshot(root: string, knownLineage?: Digest): Snapshot {
 
 const STATUS_ARGS = ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'];
 
-/** captureSnapshot with git run asynchronously (the same digest; for background work). */
-export async function captureSnapshotAsync(root: string): Promise<Snapshot> {
+/** captureSnapshot with git run asynchronously (the same digest; for background work), and the snapshot's listing. */
+export async function captureSnapshotAsync(root: string): Promise<Snapshot & { readonly listing: SnapshotListing }> {
   const lines = (await gitBytesAsync(root, ['rev-parse', '--show-toplevel', '--verify', '-q', 'HEAD'], { okCodes: [0, 1] })).toString('utf8').split('\n');
   const top = lines[0]?.trim() ?? '';
   if (!top) throw new RepoError(`not inside a git work tree: ${root}`);
   const head = lines[1]?.trim() || null;
   const roots = head ? (await gitBytesAsync(top, ['rev-list', '--max-parents=0', 'HEAD'])).toString('utf8').split('\n').filter(Boolean) : [];
   const [stage, status] = await Promise.all([gitBytesAsync(top, ['ls-files', '--stage', '-z']), gitBytesAsync(top, STATUS_ARGS)]);
-  return digestSnapshot(top, head, lineageDigest(roots), stage, status);
+  return { ...digestSnapshot(top, head, lineageDigest(roots), stage, status), listing: listSnapshot(stage, status) };
 }
 
 function digestSnapshot(top: string, head: string | null, lineage: Digest, stage: Buffer, status: Buffer): Snapshot {

@@ -11,7 +11,8 @@
 // reported until a new one was taken, again in the background, after the
 // events quiet down (a created or removed directory re-walks the tree).
 //
-// So `current()` costs no process and no walk. It is null — and the caller
+// So `current()` costs no process and no walk, and neither does `listing()`,
+// the snapshot's files (validators' membership checks). They are null — and the caller
 // takes the snapshot itself — before the first verification, while a change
 // is being re-verified, and for good when watching failed (inotify watch
 // limit, more directories than WATCH.maxDirectories, a watch error).
@@ -25,7 +26,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Digest } from '../core/digest.js';
 import { gitBytesAsync } from './git.js';
-import { captureSnapshotAsync, splitNul } from './snapshot.js';
+import { captureSnapshotAsync, splitNul, type SnapshotListing } from './snapshot.js';
 
 export const WATCH = {
   /** Above this many directories the watch gives up (callers take the snapshot with git). */
@@ -47,11 +48,13 @@ export interface WorktreeState {
   digestAt?(token: number): Digest | null;
   /** Calls `listener` each time the watch comes to know the current snapshot. */
   onKnown?(listener: () => void): void;
+  /** The files of the snapshot `current()` reports, when it reports one; else null. */
+  listing?(): SnapshotListing | null;
 }
 
 export class WorktreeWatch implements WorktreeState {
   private generation = 0;
-  private verified: { readonly digest: Digest; readonly generation: number } | null = null;
+  private verified: { readonly digest: Digest; readonly listing: SnapshotListing; readonly generation: number } | null = null;
   private readonly watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | null = null;
   private walkNeeded = true;
@@ -76,6 +79,10 @@ export class WorktreeWatch implements WorktreeState {
   current(): Digest | null {
     const v = this.verified;
     return v !== null && v.generation === this.generation && !this.stopped ? v.digest : null;
+  }
+
+  listing(): SnapshotListing | null {
+    return this.current() === null ? null : this.verified!.listing;
   }
 
   onKnown(listener: () => void): void {
@@ -167,9 +174,9 @@ export class WorktreeWatch implements WorktreeState {
     // Events after this point (delivered later) make the digest below stale.
     const generation = this.generation;
     try {
-      const digest = (await captureSnapshotAsync(this.root)).sourceDigest;
+      const { sourceDigest: digest, listing } = await captureSnapshotAsync(this.root);
       this.verifications++;
-      this.verified = { digest, generation };
+      this.verified = { digest, listing, generation };
       if (generation === this.generation) {
         for (const l of this.listeners)
           try {

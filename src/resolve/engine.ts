@@ -371,6 +371,7 @@ export function createEngine(deps: EngineDeps): Engine {
           now,
           snapshotDigest: memo(() => deps.worktree?.current() ?? captureSnapshot(deps.repoRoot).sourceDigest),
           snapshotNow: () => deps.worktree?.current() ?? worktreeSnapshot(deps.repoRoot, need),
+          listingNow: () => deps.worktree?.listing?.() ?? null,
           cache: () => contextFor(noIssued),
           basis: basisOf(current),
         });

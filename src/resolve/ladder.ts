@@ -7,6 +7,7 @@
 // could not satisfy what is missing is not run again: its certified negative
 // outcome stands in for it (negative.ts), and the next worker runs.
 import { repoFileDigest } from '../repo/paths.js';
+import type { SnapshotListing } from '../repo/snapshot.js';
 import { checkpoint } from '../core/abort.js';
 import type { Digest } from '../core/digest.js';
 import { EVIDENCE_STORE, WORKER } from '../core/limits.js';
@@ -46,6 +47,8 @@ export interface LadderInput {
    * certified; the checkpoint between them lets pending file events arrive.
    */
   readonly snapshotNow: () => Digest | null;
+  /** The files of the current snapshot when the worktree watch knows them (no git), else null. */
+  readonly listingNow: () => SnapshotListing | null;
   /** The cache as a repeat would see it (nothing counted as issued now), with a fresh snapshot memo per call. */
   readonly cache: () => CacheContext;
   /** basisOf() the plan the ladder starts from. */
@@ -314,11 +317,13 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
 
     const accepted: { verdict: ValidatedProposal; cited: Dependency[] }[] = [];
     opts.onStage?.('validate');
-    // Which cited paths belong to the snapshot, for every proposal at once (one git call).
+    // Which cited paths belong to the snapshot, for every proposal at once (from the watch's
+    // listing, or one git call). The checkpoint above let pending file events arrive.
     const members: Membership = new Map();
-    new SnapshotReader(input.root, members).prime(citedByProposals(output.proposals));
+    const listing = input.listingNow();
+    new SnapshotReader(input.root, members, listing).prime(citedByProposals(output.proposals));
     for (const proposal of output.proposals) {
-      const reader = new SnapshotReader(input.root, members);
+      const reader = new SnapshotReader(input.root, members, listing);
       const verdict = validateProposal(reader, need, missing, proposal);
       if (verdict.ok) accepted.push({ verdict, cited: reader.reads() });
       else {

@@ -7,6 +7,7 @@ import { blake3, type Digest } from '../core/digest.js';
 import { EVIDENCE_STORE } from '../core/limits.js';
 import { git } from '../repo/git.js';
 import { normalizeRelativePath, resolveInside } from '../repo/paths.js';
+import type { SnapshotListing } from '../repo/snapshot.js';
 import { absentOrThrow } from '../repo/unreadable.js';
 
 export interface SnapshotFile {
@@ -54,12 +55,22 @@ export class SnapshotReader {
   constructor(
     readonly root: string,
     private readonly members: Membership = new Map(),
+    /**
+     * The current snapshot's files when a worktree watch knows them (the
+     * caller asks it after letting pending file events arrive): membership
+     * is then read from it instead of asking git.
+     */
+    private readonly listing: SnapshotListing | null = null,
   ) {}
 
-  /** Looks up snapshot membership of many paths with one git call. */
+  /** Looks up snapshot membership of many paths with one git call (none when the listing is known). */
   prime(paths: Iterable<string>): void {
     const wanted = [...new Set(paths)].filter((p) => !this.members.has(p) && unsafePathReason(p) === null);
     if (wanted.length === 0) return;
+    if (this.listing !== null) {
+      for (const p of wanted) this.members.set(p, this.listing.paths.has(p));
+      return;
+    }
     const out = git(this.root, [
       'ls-files',
       '-z',

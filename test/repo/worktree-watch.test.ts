@@ -4,6 +4,7 @@
 // after the watch started, to .gitignore — withholds it until it was taken
 // again, after one turn of the event loop (no timed assertions: the test
 // waits for the watch's own report).
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -106,5 +107,39 @@ describe('worktree watch', () => {
       w.close();
     }
     expect(w.pending()).toBeNull();
+  });
+
+  it('lists the files git lists — tracked, staged, deleted but still indexed, untracked — never the ignored ones, and nothing while re-verifying', async () => {
+    const root = repo();
+    const gitIn = (...args: string[]) => execFileSync('git', args, { cwd: root });
+    writeFileSync(join(root, 'build/out.ts'), 'ignored\n');
+    writeFileSync(join(root, 'src/new file é.ts'), 'untracked\n');
+    writeFileSync(join(root, 'staged.ts'), 'staged\n');
+    gitIn('add', 'staged.ts');
+    rmSync(join(root, 'README.md'));
+    const lsFiles = () =>
+      gitIn('ls-files', '-z', '--cached', '--others', '--exclude-standard')
+        .toString('utf8')
+        .split('\0')
+        .filter(Boolean)
+        .sort();
+    const w = new WorktreeWatch(root).start();
+    try {
+      await known(w);
+      const listed = () => [...w.listing()!.paths].sort();
+      expect(listed()).toEqual(lsFiles());
+      expect(listed()).toEqual(['.gitignore', 'README.md', 'src/a.ts', 'src/deep/b.ts', 'src/new file é.ts', 'staged.ts']);
+      expect(w.listing()!.untracked).toBe(1);
+
+      writeFileSync(join(root, 'src/c.ts'), 'export const c = 1;\n');
+      await turn();
+      expect(w.listing()).toBeNull();
+      await known(w);
+      expect(listed()).toEqual(lsFiles());
+      expect(listed()).toContain('src/c.ts');
+    } finally {
+      w.close();
+    }
+    expect(w.listing()).toBeNull();
   });
 });

@@ -3,7 +3,7 @@
 // role — is one row with its usage and its price in integer micro-USD (null
 // when unknown: never guessed). A model run also carries its run id, its
 // turns and the cleanup of its run directory. Nothing here decides anything.
-import type { Db } from './db.js';
+import { relaxed, type Db } from './db.js';
 import { statement } from './statements.js';
 
 export interface AttemptRecord {
@@ -48,10 +48,25 @@ export interface NewWorkerRun extends RunUsageFields {
   readonly detail?: ModelRunDetail;
 }
 
+/**
+ * A run that consumed nothing — no model, no tokens, no price: the static
+ * analyzer — is history only. Its row is committed without an fsync; the
+ * certification that follows it (a FULL commit of the same WAL) makes it
+ * durable, and a crash before that loses a row nothing references yet. A run
+ * that spent tokens or money is durable at once: it is what budgets count.
+ */
+function spentNothing(run: NewWorkerRun): boolean {
+  return run.model === null && run.detail === undefined && run.inputTokens + run.cachedInputTokens + run.outputTokens === 0 && !run.priceMicroUsd;
+}
+
 /** Records one run (with its turns, in one transaction) and returns its row id. */
 export function recordWorkerRun(db: Db, run: NewWorkerRun, nowMs: number): number {
   if (run.priceMicroUsd !== null && !(Number.isSafeInteger(run.priceMicroUsd) && run.priceMicroUsd >= 0))
     throw new RangeError(`a worker run's price must be a non-negative integer of micro-USD, got ${run.priceMicroUsd}`);
+  return spentNothing(run) ? relaxed(db, () => insertRun(db, run, nowMs)) : insertRun(db, run, nowMs);
+}
+
+function insertRun(db: Db, run: NewWorkerRun, nowMs: number): number {
   const d = run.detail;
   return db.transaction(() => {
     const r = statement(

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../../src/store/db.js';
 import { priceMicroUsd, RunsStore, type RunRecord } from '../../src/workers/runs-store.js';
+import { recordWorkerRun } from '../../src/store/worker-runs.js';
 
 const pricing = [
   { model: 'm-full', input_usd_per_mtok: 1.25, cached_input_usd_per_mtok: 0.125, output_usd_per_mtok: 10 },
@@ -46,5 +47,36 @@ describe('RunsStore', () => {
     expect(b.recent(2).map((r) => r.runId)).toEqual(['r3', 'r2']);
     expect(b.uncleaned()).toEqual([{ runId: 'r2', runDir: '/runs/r2' }]);
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('how a run is committed', () => {
+  it('a run that consumed nothing does not wait for the disk; one that spent tokens does; both are committed at once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'needle-runs-'));
+    const file = join(dir, 'needle.sqlite3');
+    const db = openDb(file);
+    const other = openDb(file);
+    try {
+      // The synchronous level each commit ran under, as the handle was switched.
+      const levels: string[] = [];
+      const pragma = db.pragma.bind(db);
+      db.pragma = ((source: string, options?: { simple?: boolean }) => {
+        if (source.startsWith('synchronous')) levels.push(source);
+        return pragma(source, options);
+      }) as typeof db.pragma;
+      const base = { needId: null, route: 'locate.implementation', startedUnixMs: 1, durationMs: 5, cachedInputTokens: 0, outcome: 'proposed' };
+      recordWorkerRun(db, { ...base, worker: 'static', model: null, inputTokens: 0, outputTokens: 0, priceMicroUsd: null }, 10);
+      expect(levels).toEqual(['synchronous = NORMAL', 'synchronous = FULL']);
+      levels.length = 0;
+      recordWorkerRun(db, { ...base, worker: 'codex', model: 'm-full', inputTokens: 100, outputTokens: 5, priceMicroUsd: 175 }, 11);
+      expect(levels).toEqual([]);
+      expect(pragma('synchronous', { simple: true })).toBe(2); // FULL stays the handle's level
+      // Both rows are committed: another connection reads them now.
+      expect(other.prepare('SELECT worker FROM worker_runs ORDER BY id').all()).toEqual([{ worker: 'static' }, { worker: 'codex' }]);
+    } finally {
+      db.close();
+      other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -22,35 +22,52 @@ export interface Snapshot {
 }
 
 /**
- * The files of a snapshot by path: every index entry and every untracked
- * file git does not ignore — what `git ls-files --cached --others
- * --exclude-standard` lists — read from the same git output the digest is
- * taken from, so a watched worktree answers membership without git.
+ * The files of a snapshot: every index entry and every untracked file git
+ * does not ignore — what `git ls-files --cached --others --exclude-standard`
+ * lists — answered from the same git output the digest is taken from, so a
+ * watched worktree answers membership without git.
  */
 export interface SnapshotListing {
-  readonly paths: ReadonlySet<string>;
-  /** How many of them are untracked. */
-  readonly untracked: number;
+  has(path: string): boolean;
 }
 
 const TAB = 0x09;
 
-/** The listing of the snapshot whose `ls-files --stage -z` and status output these are. */
-function listSnapshot(stage: Buffer, status: Buffer): SnapshotListing {
-  const paths = new Set<string>();
-  // An index record is `<mode> <object> <stage>\t<path>`.
-  for (const record of splitNul(stage)) {
-    const tab = record.indexOf(TAB);
-    if (tab < 0) throw new RepoError(`unexpected git ls-files record: ${record.toString('utf8')}`);
-    paths.add(record.subarray(tab + 1).toString('utf8'));
+/**
+ * Membership looked up in git's raw `-z` output, kept as it came: two
+ * Buffers outside the JavaScript heap. A Set of every path would put one
+ * string per file on the heap (50 000 of them in a large repository) and its
+ * garbage collection in the way of the answers that follow; a look-up here is
+ * a byte search over the listing, made only for the few paths a proposal cites.
+ */
+class RawListing implements SnapshotListing {
+  constructor(
+    /** `ls-files --stage -z`: records `<mode> <object> <stage>\t<path>\0`. */
+    private readonly stage: Buffer,
+    /** `status --porcelain=v1 -z`: records `XY <path>\0`, untracked ones `?? <path>`. */
+    private readonly status: Buffer,
+  ) {}
+
+  has(path: string): boolean {
+    const bytes = Buffer.from(path, 'utf8');
+    return this.inIndex(bytes) || this.untracked(bytes);
   }
-  let untracked = 0;
-  for (const record of splitNul(status))
-    if (record[0] === 0x3f && record[1] === 0x3f) {
-      paths.add(record.subarray(3).toString('utf8'));
-      untracked++;
-    }
-  return { paths, untracked };
+
+  // A match counts only where the record's path starts: after the first tab
+  // of its record (a path may itself contain a tab).
+  private inIndex(path: Buffer): boolean {
+    const needle = Buffer.concat([Buffer.of(TAB), path, Buffer.of(0)]);
+    for (let i = this.stage.indexOf(needle); i >= 0; i = this.stage.indexOf(needle, i + 1))
+      if (this.stage.indexOf(TAB, this.stage.lastIndexOf(0, i) + 1) === i) return true;
+    return false;
+  }
+
+  // A match counts only at the start of a record.
+  private untracked(path: Buffer): boolean {
+    const needle = Buffer.concat([Buffer.from('?? '), path, Buffer.of(0)]);
+    for (let i = this.status.indexOf(needle); i >= 0; i = this.status.indexOf(needle, i + 1)) if (i === 0 || this.status[i - 1] === 0) return true;
+    return false;
+  }
 }
 
 const SNAPSHOT_LAYOUT_VERSION = 2;
@@ -142,7 +159,7 @@ export async function captureSnapshotAsync(root: string): Promise<Snapshot & { r
   const head = lines[1]?.trim() || null;
   const roots = head ? (await gitBytesAsync(top, ['rev-list', '--max-parents=0', 'HEAD'])).toString('utf8').split('\n').filter(Boolean) : [];
   const [stage, status] = await Promise.all([gitBytesAsync(top, ['ls-files', '--stage', '-z']), gitBytesAsync(top, STATUS_ARGS)]);
-  return { ...digestSnapshot(top, head, lineageDigest(roots), stage, status), listing: listSnapshot(stage, status) };
+  return { ...digestSnapshot(top, head, lineageDigest(roots), stage, status), listing: new RawListing(stage, status) };
 }
 
 function digestSnapshot(top: string, head: string | null, lineage: Digest, stage: Buffer, status: Buffer): Snapshot {

@@ -68,7 +68,7 @@ export class SnapshotReader {
     const wanted = [...new Set(paths)].filter((p) => !this.members.has(p) && unsafePathReason(p) === null);
     if (wanted.length === 0) return;
     if (this.listing !== null) {
-      for (const p of wanted) this.members.set(p, this.listing.paths.has(p));
+      for (const p of wanted) this.members.set(p, this.listing.has(p));
       return;
     }
     const out = git(this.root, [

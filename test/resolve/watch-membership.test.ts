@@ -31,7 +31,7 @@ function watchedEngine(paths: readonly string[]) {
   repos.push(repo);
   const db = openDb(join(repo.dataDir, 'needle.sqlite3'));
   const digest = captureSnapshot(repo.root).sourceDigest;
-  const listing: SnapshotListing = { paths: new Set(paths), untracked: 0 };
+  const listing: SnapshotListing = { has: (p) => paths.includes(p) };
   const state: WorktreeState = { current: () => digest, pending: () => 1, digestAt: (t) => (t === 1 ? digest : null), listing: () => listing };
   const worker = scriptedWorker(repo, citing(IL_PARSE_OPTIONS));
   const engine = settled(db, createEngine({ db, repoRoot: repo.root, explorers: [worker], profile: BUILTIN_LOCAL_PROFILE, worktree: state }));
@@ -68,7 +68,7 @@ describe('snapshot membership from the worktree watch', () => {
     dirs.push(root);
     writeFileSync(join(root, 'listed.ts'), 'export const a = 1;\n');
     writeFileSync(join(root, 'unlisted.ts'), 'export const b = 2;\n');
-    const reader = new SnapshotReader(root, new Map(), { paths: new Set(['listed.ts']), untracked: 1 });
+    const reader = new SnapshotReader(root, new Map(), { has: (p) => p === 'listed.ts' });
     reader.prime(['listed.ts', 'unlisted.ts']);
     expect(typeof reader.file('listed.ts')).toBe('object');
     expect(reader.file('unlisted.ts')).toMatch(/^not a file of the snapshot/);

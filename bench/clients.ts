@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NEEDLE_BIN } from '../src/mcp/version.js';
 import { bundledCodexPath } from '../src/workers/codex/worker.js';
 
 /** The checkout: this file runs from bench/ (tests) and from dist/bench/ (the benchmark). */
@@ -24,7 +25,8 @@ function checkoutRoot(): string {
   return dir;
 }
 const ROOT = checkoutRoot();
-export const NEEDLE_MAIN = join(ROOT, 'dist/src/cli/main.js');
+/** The `needle` binary as installed (package.json `bin`). */
+export const NEEDLE_MAIN = NEEDLE_BIN;
 
 export interface Recorded {
   readonly url: string;

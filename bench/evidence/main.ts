@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LEDGER, RESOLVER } from '../../src/core/limits.js';
+import { NEEDLE_MAIN } from '../clients.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
@@ -82,7 +83,7 @@ async function stdioRow(repository: { label: string; root: string }, n: StdioNee
   const need = `${n.route} ${n.subject.kind}:${n.subject.name}${n.required ? ` + required ${n.required.map((r) => r.kind).join(', ')} (none exists: partial)` : ''}`;
   try {
     const result = await measureStdio({
-      cliPath: join(root, 'dist/src/cli/main.js'),
+      cliPath: NEEDLE_MAIN,
       echoPath: join(root, 'dist/bench/echo.js'),
       root: repository.root,
       dataDir: mkdtempSync(join(scratch, 'stdio-data-')),
@@ -111,8 +112,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const plan = values.quick ? QUICK : FULL;
-  for (const built of ['dist/src/cli/main.js', 'dist/bench/echo.js']) {
-    if (!existsSync(join(root, built))) throw new Error(`${built} is missing; run npx tsc -p tsconfig.json`);
+  for (const built of [NEEDLE_MAIN, join(root, 'dist/bench/echo.js')]) {
+    if (!existsSync(built)) throw new Error(`${built} is missing; run npm run build`);
   }
   const loadAtStart = loadavg()[0]!;
   const scratch = mkdtempSync(join(tmpdir(), 'needle-bench-evidence-'));

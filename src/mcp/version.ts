@@ -1,15 +1,24 @@
-// The package version, read once from the package.json this module ships in
-// (src/ under vitest, dist/src/ when built), so --version and serverInfo agree.
+// The package's own package.json, read once from where this module ships
+// (src/ under vitest, dist/src/ or its bundle when built): the version, so
+// --version and serverInfo agree, and the `needle` binary it declares, which
+// the clients' settings run (`needle enable`).
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-function findVersion(): string {
+interface NeedlePackage {
+  readonly root: string;
+  readonly version: string;
+  readonly bin: string;
+}
+
+function findPackage(): NeedlePackage {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'needle' && typeof pkg.version === 'string') return pkg.version;
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string; bin?: { needle?: unknown } };
+      if (pkg.name === 'needle' && typeof pkg.version === 'string' && typeof pkg.bin?.needle === 'string')
+        return { root: dir, version: pkg.version, bin: resolve(dir, pkg.bin.needle) };
     } catch {
       // not here; keep walking up
     }
@@ -19,4 +28,7 @@ function findVersion(): string {
   }
 }
 
-export const NEEDLE_VERSION = findVersion();
+const NEEDLE_PACKAGE = findPackage();
+export const NEEDLE_VERSION = NEEDLE_PACKAGE.version;
+/** Absolute path of the `needle` binary this installation declares (package.json `bin`). */
+export const NEEDLE_BIN = NEEDLE_PACKAGE.bin;

@@ -52,9 +52,13 @@ export const NAV: readonly [string, string][] = [
   ['/runs', 'Worker runs'],
 ];
 
+// A plain string, not template text: a bundler rewrites `</script` inside a
+// tagged template into a call of a runtime helper package.
+const SCRIPT_TAG = raw('<script src="/assets/app.js" defer></script>');
+
 export function layout(title: string, path: string, body: Html, token: string): string {
   const section = NAV.filter(([href]) => (href === '/' ? path === '/' : path.startsWith(href))).pop()?.[0];
-  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="needle-token" content="${token}"><title>${title} · Needle</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script></head><body><a class="skip" href="#main">Skip to content</a><header><span class="brand">Needle</span><nav aria-label="Sections"><ul>${NAV.map(
+  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="needle-token" content="${token}"><title>${title} · Needle</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/app.css">${SCRIPT_TAG}</head><body><a class="skip" href="#main">Skip to content</a><header><span class="brand">Needle</span><nav aria-label="Sections"><ul>${NAV.map(
     ([href, label]) => html`<li><a href="${href}"${section === href ? raw(' aria-current="page"') : ''}>${label}</a></li>`,
   )}</ul></nav></header><div id="live" role="status" aria-live="polite"></div><main id="main" tabindex="-1"><h1>${title}</h1>${body}</main></body></html>`.text}`;
 }

@@ -14,6 +14,7 @@ import type { RoleProfile } from '../../src/core/profile.js';
 import { Connection } from '../../src/mcp/connection.js';
 import { freezeRepository, freezeSession } from '../../src/mcp/freeze.js';
 import { McpSession } from '../../src/mcp/session.js';
+import { NEEDLE_BIN } from '../../src/mcp/version.js';
 import { BypassEngine } from '../../src/mcp/bypass-engine.js';
 import type { ChangeTools } from '../../src/mcp/tools/change.js';
 import { flushBookkeeping } from '../../src/store/bookkeeping.js';
@@ -22,10 +23,11 @@ import { activateProfile, createProfileRevision } from '../../src/store/profiles
 import { git } from '../support/git.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI = join(ROOT, 'dist/src/cli/main.js');
+/** The `needle` binary as installed (package.json `bin`: the bundle `npm run build` writes). */
+export const CLI = NEEDLE_BIN;
 
 export function requireBuild(): void {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npx tsc -p tsconfig.json (npm test builds first)`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test builds first)`);
 }
 
 const cleanups: (() => void)[] = [];

@@ -4,7 +4,6 @@
 import { accessSync, constants, rmdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { HOOKS } from '../../core/limits.js';
 import { BUILTIN_PROFILE_ID } from '../../core/profile.js';
 import { CLIENTS, type Client, type HookEvent } from '../../hooks/payload.js';
@@ -22,6 +21,7 @@ import {
   SettingsError,
   type Change,
 } from '../../hooks/settings.js';
+import { NEEDLE_BIN } from '../../mcp/version.js';
 import { findRepositoryRoot } from '../../repo/snapshot.js';
 import { codexHookTrust, type HookTrust } from '../../workers/codex/hook-trust.js';
 import { bundledCodexPath } from '../../workers/codex/worker.js';
@@ -39,7 +39,6 @@ interface Target {
   readonly repository: string | null;
 }
 
-const MAIN_JS = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'main.js');
 const quote = (s: string): string => (/^[A-Za-z0-9_./:=@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function repositoryRoot(io: CliIO): string {
@@ -135,7 +134,7 @@ Options:
     const dataDir = dataFlag ? resolveDataDir(dataFlag, io.env, io.cwd) : undefined;
     const common = [...(dataDir ? ['--data-dir', dataDir] : []), ...(profile !== BUILTIN_PROFILE_ID ? ['--role-profile', profile] : [])];
     const hookCommand = (event: HookEvent): string =>
-      [process.execPath, MAIN_JS, 'hook', event, '--client', t.client, ...(mcp ? ['--mcp'] : []), ...common].map(quote).join(' ');
+      [process.execPath, NEEDLE_BIN, 'hook', event, '--client', t.client, ...(mcp ? ['--mcp'] : []), ...common].map(quote).join(' ');
     settingsErrors(() => {
       if (hooks)
         report(io, 'hooks', t.hooksFile, enableHooks(t.hooksFile, [
@@ -143,7 +142,7 @@ Options:
           { event: 'stop', command: hookCommand('stop'), timeoutSec: HOOKS.stopTimeoutSec, statusMessage: 'Needle: resolving @@need blocks' },
         ]));
       if (mcp) {
-        const args = [MAIN_JS, 'mcp', 'serve', '--role-profile', profile, ...(t.repository ? ['--repository', t.repository] : []), ...(dataDir ? ['--data-dir', dataDir] : [])];
+        const args = [NEEDLE_BIN, 'mcp', 'serve', '--role-profile', profile, ...(t.repository ? ['--repository', t.repository] : []), ...(dataDir ? ['--data-dir', dataDir] : [])];
         const entry = { command: process.execPath, args };
         report(io, 'mcp', t.mcpFile, t.client === 'codex' ? enableCodexMcp(t.mcpFile, entry) : enableMcpJson(t.mcpFile, entry));
       }

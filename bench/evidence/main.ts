@@ -14,7 +14,7 @@ import { NEEDLE_MAIN } from '../clients.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
-import { engineTable, ms, repoLabel, scalingLine, startTable, stdioTable, type EngineRow, type StdioRow } from './report.js';
+import { engineTable, ms, pacedTable, repoLabel, scalingLine, startTable, stdioTable, type EngineRow, type StdioRow } from './report.js';
 import { writeEvidenceSection } from './readme-section.js';
 import { measureStdio } from './stdio.js';
 
@@ -36,6 +36,9 @@ interface Plan {
 // is sampled once to keep the default run within a few minutes. Warm hits are
 // sampled 100 times per row: a p95 over 40 samples is their third-largest
 // value, which one scheduling hiccup of the 2-core machine moves.
+/** The pause before each paced request (ms): longer than the few ms after which this machine's idle costs no longer grow. */
+const THINK_MS = 20;
+
 const FULL: Plan = { sizes: [{ files: 1_000, coldRepeats: 3 }, { files: 50_000, coldRepeats: 1 }], selfColdRepeats: 3, warmRepeats: 50, stdioSamples: 100 };
 const QUICK: Plan = { sizes: [{ files: 200, coldRepeats: 1 }, { files: 2_000, coldRepeats: 1 }], selfColdRepeats: 1, warmRepeats: 5, stdioSamples: 8 };
 
@@ -79,7 +82,7 @@ const HIT_NEED: StdioNeed = { route: STDIO_ROUTE, subject: GENERATED_SUBJECT };
 /** A real repository's stdio need: this repository's own FrontierView renderer, located. */
 const SELF_NEED: StdioNeed = { route: 'locate.implementation', subject: SELF_SUBJECT };
 
-async function stdioRow(repository: { label: string; root: string }, n: StdioNeed, scratch: string, plan: Plan): Promise<StdioRow> {
+async function stdioRow(repository: { label: string; root: string }, n: StdioNeed, scratch: string, plan: Plan, pauseMs = 0): Promise<StdioRow> {
   const need = `${n.route} ${n.subject.kind}:${n.subject.name}${n.required ? ` + required ${n.required.map((r) => r.kind).join(', ')} (none exists: partial)` : ''}`;
   try {
     const result = await measureStdio({
@@ -91,6 +94,7 @@ async function stdioRow(repository: { label: string; root: string }, n: StdioNee
       subject: n.subject,
       ...(n.required ? { required: n.required } : {}),
       samples: plan.stdioSamples,
+      pauseMs,
     });
     return { repository: repository.label, need, result };
   } catch (e) {
@@ -122,6 +126,7 @@ async function main(argv: string[]): Promise<number> {
     let grammarMs: number | null = null;
     const repos: GeneratedRepository[] = [];
     const stdio: StdioRow[] = [];
+    const paced: StdioRow[] = [];
     const engine: EngineRow[] = [];
     for (const { files, coldRepeats } of plan.sizes) {
       progress(`generating a repository of ${files} files`);
@@ -135,11 +140,15 @@ async function main(argv: string[]): Promise<number> {
       stdio.push(await stdioRow(generated, HIT_NEED, scratch, plan));
       progress(`stdio partial hits on ${files} files`);
       stdio.push(await stdioRow(generated, PARTIAL, scratch, plan));
+      progress(`stdio round trips after a ${THINK_MS} ms pause on ${files} files`);
+      paced.push(await stdioRow(generated, HIT_NEED, scratch, plan, THINK_MS));
+      paced.push(await stdioRow(generated, PARTIAL, scratch, plan, THINK_MS));
     }
     progress('in-process resolutions on this repository');
     engine.push(await engineRow(SELF_LABEL, root, SELF_SUBJECT, scratch, plan.selfColdRepeats, plan));
     progress('stdio round trips on this repository');
     stdio.push(await stdioRow({ label: SELF_LABEL, root }, SELF_NEED, scratch, plan));
+    paced.push(await stdioRow({ label: SELF_LABEL, root }, SELF_NEED, scratch, plan, THINK_MS));
 
     const command = `npm run bench -- evidence${values.quick ? ' --quick' : ''}`;
     const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, 1-minute load average ${loadAtStart.toFixed(1)} at start`;
@@ -152,6 +161,10 @@ async function main(argv: string[]): Promise<number> {
       stdioTable(stdio),
       '',
       scalingLine(stdio),
+      '',
+      `**Warm hit after a pause**: the same measurement with a pause of ${THINK_MS} ms before every repeat and before every echo — the state a model's next request finds both processes in, after its turn. On this machine any process answers slower after an idle moment than back to back, the bare echo included; back to back, only each server's first repeat follows one (its wait for the watch), while its echo does not.`,
+      '',
+      pacedTable(paced),
       '',
       '**Server start**: from spawning `needle mcp serve` to the `initialize` answer, and to the first need_context answer (cold: fresh data directory, the static worker runs; warm: the connections after the first, a certified hit).',
       '',

@@ -50,6 +50,26 @@ export function stdioTable(rows: readonly StdioRow[]): string {
   return lines.join('\n');
 }
 
+/** Warm hits and the echo floor when every request follows a client's think time (StdioBenchOptions.pauseMs). */
+export function pacedTable(rows: readonly StdioRow[]): string {
+  const lines = [
+    '| repository | need | warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95 |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    const r = row.result;
+    if ('error' in r) lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | | |`);
+    else if ('notHit' in r.hits) lines.push(`| ${row.repository} | ${row.need} | not a hit: ${r.hits.notHit} | | | ${ms(r.echo.p50)} | ${ms(r.echo.p95)} | | |`);
+    else {
+      const h = r.hits.summary;
+      lines.push(
+        `| ${row.repository} | ${row.need} | ${ms(h.p50)} | ${ms(h.p95)} | ${h.n} (${r.hits.connections}) | ${ms(r.echo.p50)} | ${ms(r.echo.p95)} | ${ratio(h.p50, r.echo.p50)} | ${ratio(h.p95, r.echo.p95)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
 /** Server start: process spawned → initialize answered → first need answered. */
 export function startTable(rows: readonly StdioRow[]): string {
   const lines = [

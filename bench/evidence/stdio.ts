@@ -10,7 +10,8 @@
 // that just ran the worker, its first repeat deciding the hit from the
 // certificates it has just written — are a different case and are reported
 // apart (`afterCold`). The same request line sent through a bare echo process
-// right after each hit is the floor.
+// right after each hit is the floor. With `pauseMs`, every repeat and every
+// echo waits that long first (a client's think time).
 import { LEDGER, MCP } from '../../src/core/limits.js';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
 import type { RouteId } from '../../src/core/semantic.js';
@@ -33,6 +34,14 @@ export interface StdioBenchOptions {
   /** Obligations required beyond the route's (a partial need asks for one it cannot get). */
   readonly required?: readonly { readonly kind: string }[];
   readonly samples: number;
+  /**
+   * A pause before every repeat and before every echo (ms): a client's think
+   * time between two requests. On this kind of machine any process answers
+   * slower after an idle moment than back to back (caches, a halted virtual
+   * CPU), the bare echo included; pacing both alike compares them in the
+   * state a model's next request finds them. 0: back to back.
+   */
+  readonly pauseMs?: number;
 }
 
 export interface StdioMeasurement {
@@ -122,6 +131,9 @@ async function openConnection(o: StdioBenchOptions): Promise<{ channel: LineChan
 }
 
 
+/** The client's think time before a request: the measured condition, not a synchronization. */
+const thinkTime = (o: StdioBenchOptions): Promise<void> => (o.pauseMs ? new Promise((resolve) => setTimeout(resolve, o.pauseMs)) : Promise.resolve());
+
 export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasurement> {
   prepareBenchDataDir(o.dataDir);
   // The floor is sampled right after each hit, with the same request line, so
@@ -151,6 +163,7 @@ async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples:
     connections++;
     try {
       for (let id = 1; id <= LEDGER.maxLimit && samples.length < o.samples; id++) {
+        if (id > 1) await thinkTime(o);
         const { reply, ms } = await channel.request(needCall(o, id));
         const fromSpawn = performance.now() - channel.spawnedAt;
         const outcome = outcomeOf(reply);
@@ -171,6 +184,7 @@ async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples:
           await channel.waitForStderr(WATCH_KNOWN);
         } else {
           samples.push(ms);
+          await thinkTime(o);
           echoSamples.push((await echo.request(needCall(o, id))).ms);
         }
       }

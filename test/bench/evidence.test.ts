@@ -10,10 +10,11 @@ import { measureRoutes, timeGitGrep } from '../../bench/evidence/engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from '../../bench/evidence/generate.js';
 import { writeEvidenceSection } from '../../bench/evidence/readme-section.js';
 import { measureStdio } from '../../bench/evidence/stdio.js';
+import { NEEDLE_BIN } from '../../src/mcp/version.js';
 import { git as gitIn } from '../support/git.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+const CLI = NEEDLE_BIN;
 const ECHO = join(ROOT, 'dist/bench/echo.js');
 
 let scratch: string;
@@ -63,7 +64,7 @@ describe('in-process measurements', () => {
 
 describe('stdio measurements', () => {
   it('warms the cache once, then times hits across connections next to the echo floor', async () => {
-    expect(existsSync(CLI), 'run npx tsc -p tsconfig.json first').toBe(true);
+    expect(existsSync(CLI), 'run npm run build first').toBe(true);
     // 1 warming call, 7 repeats on that same connection (reported apart), then
     // 9 warm hits: the 8-need limit per connection forces two more connections.
     const m = await measureStdio({
@@ -78,6 +79,21 @@ describe('stdio measurements', () => {
     expect(m.firstStatus).toBe('generated, miss');
     expect(m.hits).toMatchObject({ summary: { n: 9 }, connections: 3, afterCold: { n: 7 } });
     expect(m.echo.n).toBe(9);
+  });
+
+  it('paces repeats and echoes alike with a think time, and they are still warm hits', async () => {
+    const m = await measureStdio({
+      cliPath: CLI,
+      echoPath: ECHO,
+      root: repo.root,
+      dataDir: join(scratch, 'stdio-paced'),
+      route: 'locate.implementation',
+      subject: GENERATED_SUBJECT,
+      samples: 3,
+      pauseMs: 5,
+    });
+    expect(m.hits).toMatchObject({ summary: { n: 3 }, connections: 2 });
+    expect(m.echo.n).toBe(3);
   });
 });
 

@@ -21,53 +21,38 @@ export interface StdioRow {
 
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
 
-export function stdioTable(rows: readonly StdioRow[]): string {
-  const lines = [
-    '| repository | need | first call (cache cold) | repeats in that same process p50 / p95 (n) | warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95 |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ];
+/** The warm-hit, echo-floor and ratio cells of one measurement (7 cells). */
+function hitCells(r: StdioMeasurement): string[] {
+  const echo = [ms(r.echo.p50), ms(r.echo.p95)];
+  if ('notHit' in r.hits) return [`not a hit: ${r.hits.notHit}`, '', '', ...echo, '', ''];
+  const h = r.hits.summary;
+  return [ms(h.p50), ms(h.p95), `${h.n} (${r.hits.connections})`, ...echo, ratio(h.p50, r.echo.p50), ratio(h.p95, r.echo.p95)];
+}
+
+const HIT_HEADER = 'warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95';
+
+/** Rows of `lead` cells before the hit cells; an unmeasured row says why in its first cell. */
+function hitTable(rows: readonly StdioRow[], leadHeader: readonly string[], lead: (r: StdioMeasurement) => readonly string[]): string {
+  const width = 2 + leadHeader.length + 7;
+  const lines = [`| repository | need | ${[...leadHeader, HIT_HEADER].join(' | ')} |`, `|---|---|${'---:|'.repeat(width - 2)}`];
   for (const row of rows) {
     const r = row.result;
-    if ('error' in r) {
-      lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | | | | |`);
-      continue;
-    }
-    const echo = [ms(r.echo.p50), ms(r.echo.p95)];
-    const cells =
-      'notHit' in r.hits
-        ? [`not a hit: ${r.hits.notHit}`, '', '', '', ...echo, '', '']
-        : [
-            r.hits.afterCold ? `${ms(r.hits.afterCold.p50)} / ${ms(r.hits.afterCold.p95)} (${r.hits.afterCold.n})` : 'none',
-            ms(r.hits.summary.p50),
-            ms(r.hits.summary.p95),
-            `${r.hits.summary.n} (${r.hits.connections})`,
-            ...echo,
-            ratio(r.hits.summary.p50, r.echo.p50),
-            ratio(r.hits.summary.p95, r.echo.p95),
-          ];
-    lines.push(`| ${row.repository} | ${row.need} | ${ms(r.firstMs)} (${r.firstStatus}) | ${cells.join(' | ')} |`);
+    const cells = 'error' in r ? [`not measured: ${r.error}`, ...Array<string>(width - 3).fill('')] : [...lead(r), ...hitCells(r)];
+    lines.push(`| ${row.repository} | ${row.need} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }
 
+export function stdioTable(rows: readonly StdioRow[]): string {
+  return hitTable(rows, ['first call (cache cold)', 'repeats in that same process p50 / p95 (n)'], (r) => [
+    `${ms(r.firstMs)} (${r.firstStatus})`,
+    'notHit' in r.hits || !r.hits.afterCold ? 'none' : `${ms(r.hits.afterCold.p50)} / ${ms(r.hits.afterCold.p95)} (${r.hits.afterCold.n})`,
+  ]);
+}
+
 /** Warm hits and the echo floor when every request follows a client's think time (StdioBenchOptions.pauseMs). */
 export function pacedTable(rows: readonly StdioRow[]): string {
-  const lines = [
-    '| repository | need | warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95 |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
-  ];
-  for (const row of rows) {
-    const r = row.result;
-    if ('error' in r) lines.push(`| ${row.repository} | ${row.need} | not measured: ${r.error} | | | | | | |`);
-    else if ('notHit' in r.hits) lines.push(`| ${row.repository} | ${row.need} | not a hit: ${r.hits.notHit} | | | ${ms(r.echo.p50)} | ${ms(r.echo.p95)} | | |`);
-    else {
-      const h = r.hits.summary;
-      lines.push(
-        `| ${row.repository} | ${row.need} | ${ms(h.p50)} | ${ms(h.p95)} | ${h.n} (${r.hits.connections}) | ${ms(r.echo.p50)} | ${ms(r.echo.p95)} | ${ratio(h.p50, r.echo.p50)} | ${ratio(h.p95, r.echo.p95)} |`,
-      );
-    }
-  }
-  return lines.join('\n');
+  return hitTable(rows, [], () => []);
 }
 
 /** Server start: process spawned → initialize answered → first need answered. */

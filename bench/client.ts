@@ -6,7 +6,7 @@
 // the FrontierView alone (the `context` field, what the hook transport sends).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { anthropicMock, claudeBinary, claudeCodeEnv, makeRepo, NEEDLE_MAIN, runClient, toolResults } from './clients.js';
+import { anthropicMock, claudeBinary, claudeCodeEnv, makeRepo, NEEDLE_BIN, runClient, toolResults } from './clients.js';
 
 const TOOL = 'mcp__needle__need_context';
 const ARGS = { route: 'locate.implementation', subject: { kind: 'cli_option', name: '--dry-run' }, task: 'Where is --dry-run implemented?' };
@@ -41,7 +41,7 @@ export async function measureClaudeCode(): Promise<{ sizes: AnswerSize[]; sample
     const mcpConfig = join(repo.tmp, 'mcp.json');
     writeFileSync(
       mcpConfig,
-      JSON.stringify({ mcpServers: { needle: { type: 'stdio', command: process.execPath, args: [NEEDLE_MAIN, 'mcp', 'serve', '--role-profile', 'local', '--repository', repo.root, '--data-dir', repo.dataDir] } } }),
+      JSON.stringify({ mcpServers: { needle: { type: 'stdio', command: process.execPath, args: [NEEDLE_BIN, 'mcp', 'serve', '--role-profile', 'local', '--repository', repo.root, '--data-dir', repo.dataDir] } } }),
     );
     const run = await runClient(
       claude.path,

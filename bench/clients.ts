@@ -25,8 +25,8 @@ function checkoutRoot(): string {
   return dir;
 }
 const ROOT = checkoutRoot();
-/** The `needle` binary as installed (package.json `bin`). */
-export const NEEDLE_MAIN = NEEDLE_BIN;
+/** The `needle` binary as installed (package.json `bin`), for the client drivers and the tests that use them. */
+export { NEEDLE_BIN };
 
 export interface Recorded {
   readonly url: string;
@@ -188,7 +188,7 @@ export function makeRepo(): { root: string; dataDir: string; tmp: string } {
 }
 
 export function needle(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  const r = spawnSync(process.execPath, [NEEDLE_MAIN, ...args], { cwd, encoding: 'utf8', env, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [NEEDLE_BIN, ...args], { cwd, encoding: 'utf8', env, timeout: 60_000 });
   if (r.status !== 0) throw new Error(`needle ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { clientTable, measureClaudeCode } from './client.js';
-import { NEEDLE_MAIN } from './clients.js';
+import { NEEDLE_BIN } from './clients.js';
 import { runMcpBench } from './mcp.js';
 import { replaceSection } from './readme.js';
 
@@ -63,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const iterations = bounded(parsed.values.iterations, 10_000, 100, 100_000, '--iterations');
   const pings = bounded(parsed.values.pings, 500, 10, 10_000, '--pings');
-  const cliPath = NEEDLE_MAIN;
+  const cliPath = NEEDLE_BIN;
   const echoPath = join(here, 'echo.js');
   if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing; run npm run build`);
   const table = await runMcpBench({ iterations, pings, cliPath, echoPath });
@@ -81,7 +81,7 @@ const machine = (): string => `Node ${process.version}, ${platform()}-${arch()},
 
 /** What the model receives per answer through the real Claude Code (offline, mock model). */
 async function clientSuite(writeReadme: boolean): Promise<number> {
-  if (!existsSync(NEEDLE_MAIN)) throw new Error(`${NEEDLE_MAIN} is missing; run npm run build`);
+  if (!existsSync(NEEDLE_BIN)) throw new Error(`${NEEDLE_BIN} is missing; run npm run build`);
   const loadAtStart = loadavg()[0]!;
   const measured = await measureClaudeCode();
   if ('skip' in measured) {

@@ -4,14 +4,14 @@
 // workers. No API key, no network. Uses a fresh data directory so the first
 // call is always cold.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-// The `needle` binary as installed: package.json `bin` (the bundle `npm run build` writes).
-const cli = join(here, '..', JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8')).bin.needle);
+// The `needle` binary as installed (package.json `bin`: the bundle `npm run build` writes).
+const { NEEDLE_BIN: cli } = await import('../dist/src/mcp/version.js');
 const repository = resolve(process.argv[2] ?? join(here, '..'));
 const [route, subject] = process.argv[2]
   ? [process.argv[3] ?? 'locate.implementation', process.argv[4]]

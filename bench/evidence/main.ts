@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LEDGER, RESOLVER } from '../../src/core/limits.js';
-import { NEEDLE_MAIN } from '../clients.js';
+import { NEEDLE_BIN } from '../clients.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
@@ -86,7 +86,7 @@ async function stdioRow(repository: { label: string; root: string }, n: StdioNee
   const need = `${n.route} ${n.subject.kind}:${n.subject.name}${n.required ? ` + required ${n.required.map((r) => r.kind).join(', ')} (none exists: partial)` : ''}`;
   try {
     const result = await measureStdio({
-      cliPath: NEEDLE_MAIN,
+      cliPath: NEEDLE_BIN,
       echoPath: join(root, 'dist/bench/echo.js'),
       root: repository.root,
       dataDir: mkdtempSync(join(scratch, 'stdio-data-')),
@@ -116,7 +116,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const plan = values.quick ? QUICK : FULL;
-  for (const built of [NEEDLE_MAIN, join(root, 'dist/bench/echo.js')]) {
+  for (const built of [NEEDLE_BIN, join(root, 'dist/bench/echo.js')]) {
     if (!existsSync(built)) throw new Error(`${built} is missing; run npm run build`);
   }
   const loadAtStart = loadavg()[0]!;

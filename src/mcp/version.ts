@@ -7,7 +7,6 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 interface NeedlePackage {
-  readonly root: string;
   readonly version: string;
   readonly bin: string;
 }
@@ -18,7 +17,7 @@ function findPackage(): NeedlePackage {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string; bin?: { needle?: unknown } };
       if (pkg.name === 'needle' && typeof pkg.version === 'string' && typeof pkg.bin?.needle === 'string')
-        return { root: dir, version: pkg.version, bin: resolve(dir, pkg.bin.needle) };
+        return { version: pkg.version, bin: resolve(dir, pkg.bin.needle) };
     } catch {
       // not here; keep walking up
     }

@@ -5,7 +5,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexBinary, makeRepo, needle, NEEDLE_MAIN, responsesMock, runClient, type Mock } from './clients.js';
+import { codexBinary, makeRepo, needle, NEEDLE_BIN, responsesMock, runClient, type Mock } from './clients.js';
 
 const CODEX = codexBinary();
 const CANARY = 'needle-canary-7f3a9c1e5b';
@@ -49,7 +49,7 @@ describe.skipIf('skip' in CODEX)('the client environment never reaches a Needle 
       last_assistant_message: '@@need\n@route locate.implementation\n@subject symbol:uploadManifest\n\nWhere is uploadManifest?\n@@end',
     };
     // Asynchronously: the mock model lives in this process.
-    const r = await runClient(process.execPath, [NEEDLE_MAIN, 'hook', 'stop', '--client', 'claude-code', '--data-dir', repo.dataDir, '--role-profile', 'ladder'], {
+    const r = await runClient(process.execPath, [NEEDLE_BIN, 'hook', 'stop', '--client', 'claude-code', '--data-dir', repo.dataDir, '--role-profile', 'ladder'], {
       cwd: repo.root,
       input: JSON.stringify(payload),
       timeoutMs: 120_000,

@@ -5,7 +5,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicMock, claudeBinary, claudeCodeEnv, makeRepo, NEEDLE_MAIN, runClient, sent, toolResults, type Mock } from './clients.js';
+import { anthropicMock, claudeBinary, claudeCodeEnv, makeRepo, NEEDLE_BIN, runClient, sent, toolResults, type Mock } from './clients.js';
 
 const CLAUDE = claudeBinary();
 const TOOL = 'mcp__needle__need_context';
@@ -25,7 +25,7 @@ describe.skipIf('skip' in CLAUDE)('Claude Code calling need_context over MCP (re
     writeFileSync(
       mcpConfig,
       JSON.stringify({
-        mcpServers: { needle: { type: 'stdio', command: process.execPath, args: [NEEDLE_MAIN, 'mcp', 'serve', '--role-profile', 'local', '--repository', repo.root, '--data-dir', repo.dataDir] } },
+        mcpServers: { needle: { type: 'stdio', command: process.execPath, args: [NEEDLE_BIN, 'mcp', 'serve', '--role-profile', 'local', '--repository', repo.root, '--data-dir', repo.dataDir] } },
       }),
     );
   });

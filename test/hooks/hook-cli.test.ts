@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, needle, NEEDLE_MAIN } from './clients.js';
+import { makeRepo, needle, NEEDLE_BIN } from './clients.js';
 
 let repo: ReturnType<typeof makeRepo>;
 beforeAll(() => {
@@ -13,7 +13,7 @@ beforeAll(() => {
 afterAll(() => rmSync(repo.tmp, { recursive: true, force: true }));
 
 function hook(event: string, input: string, client = 'claude-code') {
-  const r = spawnSync(process.execPath, [NEEDLE_MAIN, 'hook', event, '--client', client, '--data-dir', repo.dataDir], {
+  const r = spawnSync(process.execPath, [NEEDLE_BIN, 'hook', event, '--client', client, '--data-dir', repo.dataDir], {
     cwd: repo.root,
     input,
     encoding: 'utf8',

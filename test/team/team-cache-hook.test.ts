@@ -7,7 +7,7 @@
 // never fails the client's turn and writes nothing, locally or remotely.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.js';
-import { NEEDLE_MAIN, runClient } from '../hooks/clients.js';
+import { NEEDLE_BIN, runClient } from '../hooks/clients.js';
 import { postgresUnavailable } from '../support/postgres.js';
 import { teamWorld, type Clone, type TeamWorld } from './helpers.js';
 
@@ -39,7 +39,7 @@ const stopPayload = (where: Clone, session: string): string =>
 async function hookStop(where: Clone, session: string, extraArgs: string[], extraEnv: NodeJS.ProcessEnv): Promise<HookRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...w.server.env, NEEDLE_TEAM_CACHE_WAIT_MS: '5000', ...extraEnv };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  const r = await runClient(process.execPath, [NEEDLE_MAIN, 'hook', 'stop', '--client', 'claude-code', '--data-dir', where.dataDir, ...extraArgs], {
+  const r = await runClient(process.execPath, [NEEDLE_BIN, 'hook', 'stop', '--client', 'claude-code', '--data-dir', where.dataDir, ...extraArgs], {
     cwd: where.root,
     env,
     timeoutMs: HOOK_MS,

@@ -13,8 +13,7 @@ import { loadChange, loadPatch } from '../../src/changes/store.js';
 import { runCodexRole, roleOutputSchema } from '../../src/changes/codex-adapter.js';
 import { createCheckout, disposeCheckout } from '../../src/repo/checkout.js';
 import { RunsStore } from '../../src/workers/runs-store.js';
-import { fingerprint, readLog, simulator, waitForEvent, type SimEvent } from '../workers/fixtures.js';
-import { gone } from '../workers/procs.js';
+import { expectInterruptedAndKilled, fingerprint, readLog, simulator, waitForEvent, type SimEvent } from '../workers/fixtures.js';
 import { eventually, processesMentioning } from './mcp-harness.js';
 import { ARGS, CRITERIA, deps, FIXED_ADD, makeEnv, NO_SANDBOX, script, signal, type Env } from './fixture.js';
 
@@ -186,13 +185,10 @@ fs.writeFileSync('src/add.mjs', ${JSON.stringify(FIXED_ADD)} + (prompt.includes(
     const d = deps(env, codexProfile(codexRole(sim.exe), codexRole(sim.exe)), { sandbox: NO_SANDBOX });
     const ac = new AbortController();
     const prepared = prepareChange(d, ARGS, ac.signal);
-    const child = await waitForEvent(sim.log, (e) => e.event === 'grandchild');
+    await waitForEvent(sim.log, (e) => e.event === 'grandchild');
     ac.abort();
     await expect(prepared).rejects.toMatchObject({ rule: 'cancelled' });
-    const log = readLog(sim.log);
-    expect(log.some((e) => e.event === 'request' && e.method === 'turn/interrupt')).toBe(true);
-    expect(await gone(log.find((e) => e.event === 'start')!.pid as number)).toBe(true);
-    expect(await gone(child.pid as number)).toBe(true);
+    await expectInterruptedAndKilled(sim.log);
     expect(new RunsStore(env.db).recent(1)[0]).toMatchObject({ outcome: 'cancelled' });
     expect(loadChange(env.db, (env.db.prepare(`SELECT change_id FROM change_requests`).get() as { change_id: string }).change_id)!.state).toBe('failed');
     expect(readdirSync(join(env.dataDir, 'runs'))).toEqual([]);

@@ -180,12 +180,17 @@ describe('warm hits over stdio', () => {
     await s.close();
   });
 
-  it('a SIGTERM right after answers keeps every step: the rows queued for the next quiet moment are committed before the server exits', async () => {
+  /** An initialized server on a new repository and a new data directory, with that directory's database file. */
+  async function freshServer() {
     const r = createRepo(LEVELS);
     const dataDir = tempDir('needle-data-');
-    const dbFile = join(dataDir, 'needle.sqlite3');
     const a = new Server(r, dataDir);
     await a.initialize();
+    return { r, dataDir, a, dbFile: join(dataDir, 'needle.sqlite3') };
+  }
+
+  it('a SIGTERM right after answers keeps every step: the rows queued for the next quiet moment are committed before the server exits', async () => {
+    const { a, dbFile } = await freshServer();
     expect((await a.need(LOCATE)).status).toBe('generated');
     expect((await a.need(LOCATE)).status).toBe('hit');
     expect((await a.need(LOCATE)).status).toBe('hit');
@@ -201,11 +206,7 @@ describe('warm hits over stdio', () => {
   });
 
   it('a SIGKILL right after a hit loses at most bookkeeping: the next start serves the certificate and the negative outcome as hits', async () => {
-    const r = createRepo(LEVELS);
-    const dataDir = tempDir('needle-data-');
-    const dbFile = join(dataDir, 'needle.sqlite3');
-    const a = new Server(r, dataDir);
-    await a.initialize();
+    const { r, dataDir, a, dbFile } = await freshServer();
     expect((await a.need(PARTIAL)).status).toBe('generated');
     const certified = queryRows<{ n: number }>(dbFile, 'SELECT COUNT(*) AS n FROM evidence_certifications')[0]!.n;
     const negatives = queryRows<{ n: number }>(dbFile, 'SELECT COUNT(*) AS n FROM evidence_negative_outcomes')[0]!.n;

@@ -7,8 +7,7 @@ import { RunsStore } from '../../src/workers/runs-store.js';
 import { createCodexWorker, CodexWorkerError, type CodexWorkerConfig } from '../../src/workers/codex/worker.js';
 import type { WorkerInput } from '../../src/core/worker.js';
 import type { CompiledNeed } from '../../src/core/need.js';
-import { IMPLEMENTATION, fingerprint, makeRepo, needFor, readLog, simulator, waitForEvent } from './fixtures.js';
-import { gone } from './procs.js';
+import { IMPLEMENTATION, expectInterruptedAndKilled, fingerprint, makeRepo, needFor, readLog, simulator, waitForEvent } from './fixtures.js';
 
 const INACTIVE = { bwrap: null, active: false, reason: 'disabled for simulator tests' };
 let root: string;
@@ -151,37 +150,28 @@ describe('codex worker against the App Server simulator', () => {
     const out = await createCodexWorker(config(sim.exe)).run(input({ deadline: Date.now() + 12_000 }));
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(out.outcome.kind === 'unresolved' && out.outcome.reason).toBe('codex turn timeout: turn deadline passed');
-    const log = readLog(sim.log);
-    expect(log.some((e) => e.event === 'request' && e.method === 'turn/interrupt')).toBe(true);
-    expect(await gone(log.find((e) => e.event === 'start')!.pid as number)).toBe(true);
-    expect(await gone(log.find((e) => e.event === 'grandchild')!.pid as number)).toBe(true);
+    await expectInterruptedAndKilled(sim.log);
   });
 
   it('cancels mid-turn: turn/interrupt, then the whole process tree is gone', async () => {
     const sim = simulator(join(base, 'sims'), 'cancel', { turns: [{ steps: [{ spawnSleep: 300 }, { hang: true }] }] });
     const ac = new AbortController();
     const run = createCodexWorker(config(sim.exe)).run(input({ signal: ac.signal }));
-    const child = await waitForEvent(sim.log, (e) => e.event === 'grandchild');
+    await waitForEvent(sim.log, (e) => e.event === 'grandchild');
     ac.abort();
     await expect(run).rejects.toThrow(CodexWorkerError);
     await expect(run).rejects.toMatchObject({ code: 'cancelled' });
-    const log = readLog(sim.log);
-    expect(log.some((e) => e.event === 'request' && e.method === 'turn/interrupt')).toBe(true);
-    expect(await gone(log.find((e) => e.event === 'start')!.pid as number)).toBe(true);
-    expect(await gone(child.pid as number)).toBe(true);
+    await expectInterruptedAndKilled(sim.log);
   });
 
   it('cancelled before the turn/start answer was read, still interrupts the turn it started once the answer comes', async () => {
     const sim = simulator(join(base, 'sims'), 'cancel-early', { turns: [{ replyAfterMs: 400, steps: [{ spawnSleep: 300 }, { hang: true }] }] });
     const ac = new AbortController();
     const run = createCodexWorker(config(sim.exe)).run(input({ signal: ac.signal }));
-    const child = await waitForEvent(sim.log, (e) => e.event === 'grandchild');
+    await waitForEvent(sim.log, (e) => e.event === 'grandchild');
     ac.abort();
     await expect(run).rejects.toMatchObject({ code: 'cancelled' });
-    const log = readLog(sim.log);
-    expect(log.some((e) => e.event === 'request' && e.method === 'turn/interrupt')).toBe(true);
-    expect(await gone(log.find((e) => e.event === 'start')!.pid as number)).toBe(true);
-    expect(await gone(child.pid as number)).toBe(true);
+    await expectInterruptedAndKilled(sim.log);
   });
 
   it('accepts only the exact certified test command and bounded read-only inspection', async () => {

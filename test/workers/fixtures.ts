@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { blake3 } from '../../src/core/digest.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
 import type { RouteId } from '../../src/core/semantic.js';
+import { expect } from 'vitest';
 import { git } from '../support/git.js';
+import { gone } from './procs.js';
 
 export const SIM = fileURLToPath(new URL('../support/codex-sim/sim.mjs', import.meta.url));
 
@@ -89,3 +91,14 @@ export const IMPLEMENTATION = {
   locations: [{ role: 'primary', path: 'src/flags.ts', symbol: 'dryRun', start_line: 1, end_line: 3 }],
   gaps: [],
 };
+
+/**
+ * How a stopped Codex turn ends, as the simulator logged it: `turn/interrupt`
+ * was sent, then the app server and the grandchild it spawned are gone.
+ */
+export async function expectInterruptedAndKilled(simLog: string): Promise<void> {
+  const log = readLog(simLog);
+  expect(log.some((e) => e.event === 'request' && e.method === 'turn/interrupt')).toBe(true);
+  expect(await gone(log.find((e) => e.event === 'start')!.pid as number)).toBe(true);
+  expect(await gone(log.find((e) => e.event === 'grandchild')!.pid as number)).toBe(true);
+}

@@ -212,6 +212,10 @@ export function claudeCodeEnv(home: string, mock: Pick<Mock, 'port'>, configDir 
     ANTHROPIC_BASE_URL: `http://127.0.0.1:${mock.port}`,
     ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    // Connect MCP servers before the first model request instead of in the
+    // background: otherwise whether that request lists Needle's tools depends
+    // on how fast the server starts on a loaded machine ("still connecting").
+    MCP_CONNECTION_NONBLOCKING: '0',
   };
 }
 

@@ -11,7 +11,8 @@
 import { defineConfig } from 'rolldown';
 
 export default defineConfig({
-  input: { needle: 'dist/src/cli/main.js' },
+  // The static analyzer's thread is started by file (workers/static-thread.ts finds it next to its own chunk).
+  input: { needle: 'dist/src/cli/main.js', 'analyzer-thread': 'dist/src/evidence/analyzer-thread.js' },
   platform: 'node',
   // Bare specifiers (packages, node: builtins) load at run time as they do unbundled.
   external: (id) => !id.startsWith('.') && !id.startsWith('/'),

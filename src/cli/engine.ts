@@ -29,6 +29,8 @@ export interface SessionParts {
   readonly team?: TeamLink | null;
   /** A long-lived server's watched worktree (snapshot digests without git on hits). */
   readonly worktree?: WorktreeState;
+  /** A server's: the static analyzer runs in its own thread, readied after start (workers/static-thread.ts); its notes go to `log`. */
+  readonly analyzerThread?: { readonly log: (line: string) => void };
 }
 
 let sandboxInfo: SandboxInfo | null = null;
@@ -37,13 +39,19 @@ function sandbox(): SandboxInfo {
   return sandboxInfo;
 }
 
-/** What the static worker is given: it runs in process and never reads it. */
+/** What the static worker is given: it never reads it. */
 const NOT_PROBED: SandboxInfo = { bwrap: null, active: false, reason: 'not probed: the role profile runs no model worker' };
 
 export function createSessionEngine(p: SessionParts): Engine {
   // Probing bubblewrap spawns a process: done only when a model worker may need it.
   const modelWorkers = p.profile.explorer.some((e) => e.adapter !== 'static');
-  const explorers = buildExplorers(p.profile, { dataDir: p.dataDir, db: p.db, sandbox: modelWorkers ? sandbox() : NOT_PROBED, env: p.env });
+  const explorers = buildExplorers(p.profile, {
+    dataDir: p.dataDir,
+    db: p.db,
+    sandbox: modelWorkers ? sandbox() : NOT_PROBED,
+    env: p.env,
+    ...(p.analyzerThread ? { analyzerThread: { root: p.repositoryRoot, log: p.analyzerThread.log } } : {}),
+  });
   return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.team ? { team: p.team } : {}), ...(p.worktree ? { worktree: p.worktree } : {}) });
 }
 

@@ -145,6 +145,18 @@ export const WORKER = {
   probeTimeoutMs: 10_000,
 } as const;
 
+/** The static analyzer's thread in a server (workers/static-thread.ts). */
+export const ANALYZER_THREAD = {
+  /**
+   * Started this long after the server, once no need runs the analyzer in
+   * process: after `initialize` is answered (~0.2 s) and out of the way of a
+   * client's first need, in time for one asked after a think time.
+   */
+  startDelayMs: 500,
+  /** Longest wait of the thread for the server to take note of a stage (normally well under 1 ms). */
+  stageAckMs: 60_000,
+} as const;
+
 // Verified changes (SPEC §14): run bounds and the sizes of what workers may report.
 export const CHANGE_RUN = {
   defaultImplementerTimeoutMs: 900_000,

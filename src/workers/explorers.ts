@@ -14,6 +14,7 @@ import { RunsStore } from './runs-store.js';
 import type { SandboxInfo } from './sandbox.js';
 import type { CodexWorkerConfig } from './codex/worker.js';
 import { staticAnalyzerDefinition } from './static-definition.js';
+import { analyzerThreadEntry, createThreadedStaticWorker } from './static-thread.js';
 
 export interface ExplorerDeps {
   /** Needle's data directory; model-worker run directories live in `<dataDir>/runs`. */
@@ -23,6 +24,12 @@ export interface ExplorerDeps {
   readonly sandbox: SandboxInfo;
   /** Environment the provider key (`provider.env_key`) is read from at run time; default process.env. */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * A server's: run the static analyzer in its own thread, readied for `root`
+   * shortly after start (workers/static-thread.ts); in process when absent,
+   * or where the thread's module is not built (tests on the sources).
+   */
+  readonly analyzerThread?: { readonly root: string; readonly log: (line: string) => void };
 }
 
 /** Directory under the data dir that holds model workers' disposable checkouts. */
@@ -34,7 +41,7 @@ export function buildExplorers(profile: RoleProfile, deps: ExplorerDeps): Worker
   const runs = new RunsStore(deps.db);
   return profile.explorer.map((entry) =>
     entry.adapter === 'static'
-      ? staticWorkerOnFirstRun()
+      ? staticWorker(deps.analyzerThread)
       : codexWorkerOnFirstRun({
           explorer: entry,
           runsRoot: runsRootOf(deps.dataDir),
@@ -61,8 +68,10 @@ function onFirstRun(shape: Omit<Worker, 'run'>, load: () => Promise<Worker>): Wo
   };
 }
 
-function staticWorkerOnFirstRun(): Worker {
-  return onFirstRun({ name: 'static', countsAgainstLimit: false, definition: staticAnalyzerDefinition }, async () => (await import('../evidence/static-worker.js')).createStaticWorker());
+function staticWorker(thread: ExplorerDeps['analyzerThread']): Worker {
+  const inProcess = onFirstRun({ name: 'static', countsAgainstLimit: false, definition: staticAnalyzerDefinition }, async () => (await import('../evidence/static-worker.js')).createStaticWorker());
+  const entry = thread ? analyzerThreadEntry() : null;
+  return thread && entry ? createThreadedStaticWorker({ entry, root: thread.root, inProcess, log: thread.log }) : inProcess;
 }
 
 function codexWorkerOnFirstRun(cfg: CodexWorkerConfig): Worker {

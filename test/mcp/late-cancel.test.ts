@@ -87,3 +87,48 @@ describe('a cancel sent while the static worker runs', () => {
     }, 60_000);
   }
 });
+
+// A server runs the static analyzer in its own thread once it has readied it
+// (src/workers/static-thread.ts; the needs above arrive before, and run in
+// process). The thread waits at each stage until the server has taken note,
+// so a stage held by the server holds the analysis too, as in process.
+describe('once the analyzer thread is ready', () => {
+  const ready = async (s: ServerProcess): Promise<void> => {
+    await s.initialize();
+    await until(() => /static analyzer ready \(typescript\)/.test(s.stderr), 'the server readies its analyzer thread');
+  };
+
+  it('a need that misses gets the same answer as in process', async () => {
+    const answers: unknown[] = [];
+    for (const threaded of [false, true]) {
+      const s = new ServerProcess({ repo: ship, dataDir: tempDir('needle-data-') });
+      if (threaded) await ready(s);
+      else await s.initialize();
+      const reply = await s.request(callNeed('full', TRACE));
+      expect(reply.result.structuredContent).toMatchObject({ satisfied: ['implementation_location', 'runtime_flow', 'focused_tests'], worker_spawned: true });
+      answers.push(reply.result.structuredContent.context);
+      expect(await s.close()).toBe(0);
+    }
+    expect(answers[1]).toBe(answers[0]);
+  }, 60_000);
+
+  for (const stage of ['locate', 'flow', 'tests'] as const) {
+    it(`a cancel during the ${stage} stage wins: answered as cancelled, nothing certified`, async () => {
+      const dataDir = tempDir('needle-data-');
+      const gate = join(tempDir('needle-gate-'), 'open');
+      const s = new ServerProcess({ repo: ship, dataDir, env: { NEEDLE_TEST_HOOK_STAGE: stage, NEEDLE_TEST_HOOK_STAGE_GATE: gate } });
+      await ready(s);
+      s.send(callNeed('late', TRACE));
+      await until(() => s.stderr.includes(`needle-test-hook: stage ${stage}`), `the server reaches the ${stage} stage`);
+      await s.sent({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'late', reason: 'user' } });
+      writeFileSync(gate, '');
+      const reply = await s.out.reply('late');
+      expect(reply.result?.isError).toBe(true);
+      expect(reply.result.content[0].text).toBe('request cancelled; nothing was delivered for this need');
+      expect(await s.close()).toBe(0);
+      const dbFile = join(dataDir, 'needle.sqlite3');
+      expect(queryRows(dbFile, 'SELECT status FROM need_steps')).toEqual([{ status: 'cancelled' }]);
+      expect(certified(dbFile)).toEqual({ certifications: [{ n: 0 }], negatives: [{ n: 0 }] });
+    }, 60_000);
+  }
+});

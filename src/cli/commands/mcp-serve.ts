@@ -106,7 +106,8 @@ Options:
       const team = openTeamCache(stringOption(values, 'team-cache'), base, log, (m) => new UsageError(m));
       // Watches the worktree in the background so that no hit runs git (repo/worktree-watch.ts).
       worktree = new WorktreeWatch(frozen.repositoryRoot, log).start();
-      const parts = { ...base, team, worktree };
+      // Not for a cache-only server: it runs no worker.
+      const parts = { ...base, team, worktree, ...(values['cache-only'] === true ? {} : { analyzerThread: { log } }) };
       const changeTools = createSessionChangeTools(parts);
       const session = new McpSession({ frozen, db, engine: withStageHook(createSessionEngine(parts), io.env), log, ...(changeTools ? { changeTools } : {}) });
       // Bookkeeping rows wait for a quiet moment (store/bookkeeping.ts); a

@@ -91,6 +91,14 @@ export function parse(id: LanguageId, source: string): Tree {
 
 const queries = new Map<string, TS.Query>();
 
+/** The queries compiled so far, as `language: first pattern line` (tests: what a rehearsal readied). */
+export function compiledQueries(): string[] {
+  return [...queries.keys()].map((k) => {
+    const [id, source] = k.split('\0') as [string, string];
+    return `${id}: ${source.trim().split('\n', 1)[0]}`;
+  });
+}
+
 /** Compiled queries are cached per (language, source text). */
 export function query(id: LanguageId, source: string): TS.Query {
   const key = `${id}\0${source}`;

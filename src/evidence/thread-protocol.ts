@@ -1,0 +1,29 @@
+// Messages between a server's main thread and the static analyzer's thread
+// (evidence/analyzer-thread.ts, workers/static-thread.ts). Everything crosses
+// by structured clone: a run's input without its signal and callbacks, which
+// become `abort`, `stage` and `progress` messages.
+import type { ResolutionStage } from '../core/resolution.js';
+import type { WorkerInput, WorkerOutput } from '../core/worker.js';
+
+export type ThreadRunInput = Omit<WorkerInput, 'signal' | 'onProgress' | 'onStage'>;
+
+/** Given at the thread's start (workerData). */
+export interface ThreadData {
+  /** Set to 1 by the server once it has taken note of the last `stage` message. */
+  readonly stageAck: SharedArrayBuffer;
+  readonly stageAckMs: number;
+}
+
+export type ToAnalyzer =
+  /** Ready the analyzer for `root`'s languages (evidence/rehearsal.ts). */
+  | { readonly kind: 'prepare'; readonly root: string }
+  | { readonly kind: 'run'; readonly id: number; readonly input: ThreadRunInput }
+  | { readonly kind: 'abort'; readonly id: number };
+
+export type FromAnalyzer =
+  | { readonly kind: 'prepared'; readonly languages: readonly string[]; readonly ms: number }
+  | { readonly kind: 'prepare-failed'; readonly message: string }
+  | { readonly kind: 'stage'; readonly id: number; readonly stage: ResolutionStage }
+  | { readonly kind: 'progress'; readonly id: number; readonly message: string }
+  | { readonly kind: 'done'; readonly id: number; readonly output: WorkerOutput }
+  | { readonly kind: 'failed'; readonly id: number; readonly name: string; readonly message: string };

@@ -1,0 +1,110 @@
+// The static analyzer in its own thread (src/workers/static-thread.ts, the
+// built thread module dist/src/bundle/analyzer-thread.js): it answers exactly
+// as in process, runs go in process until the thread is there, a cancel
+// answers at once, and a thread that dies fails its runs with one line and
+// leaves the analyzer in process.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
+import type { ResolutionStage } from '../../src/core/resolution.js';
+import type { Worker, WorkerInput } from '../../src/core/worker.js';
+import { createStaticWorker } from '../../src/evidence/static-worker.js';
+import { createThreadedStaticWorker } from '../../src/workers/static-thread.js';
+import { createRepo } from '../evidence/fixtures/repos.js';
+import { cleanupAll, requireBuild, ROOT, SHIP, tempDir } from '../mcp/fixtures.js';
+
+afterAll(cleanupAll);
+
+const ENTRY = join(ROOT, 'dist/src/bundle/analyzer-thread.js');
+const NEVER = 3_600_000;
+
+let repo: string;
+beforeAll(() => {
+  requireBuild();
+  repo = createRepo(SHIP);
+});
+
+const trace: CompiledNeed = compileNeed(
+  { route: 'trace.state-flow', subject: { kind: 'cli_option', name: '--dry-run' }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'Trace --dry-run.' },
+  lineageDigest(['0'.repeat(40)]),
+);
+
+function input(stages: ResolutionStage[], signal = new AbortController().signal): WorkerInput {
+  return { need: trace, missing: [...trace.required, ...trace.preferred], root: repo, covered: [], deadline: Date.now() + 60_000, signal, onStage: (s) => stages.push(s) };
+}
+
+/** A threaded worker and a promise for its first log line (the thread reporting ready, or stopping). */
+function threaded(entry: string, startDelayMs: number, inProcess: Worker = createStaticWorker()) {
+  const lines: string[] = [];
+  let noted: (line: string) => void = () => {};
+  const logged = new Promise<string>((resolve) => (noted = resolve));
+  const worker = createThreadedStaticWorker({
+    entry,
+    root: repo,
+    inProcess,
+    startDelayMs,
+    log: (line) => {
+      lines.push(line);
+      noted(line);
+    },
+  });
+  return { worker, lines, logged };
+}
+
+describe('the static analyzer thread', () => {
+  it('readies the repository’s languages, then answers with the same output and stages as in process', async () => {
+    const stagesHere: ResolutionStage[] = [];
+    const here = await createStaticWorker().run(input(stagesHere));
+    const { worker, logged } = threaded(ENTRY, 0);
+    expect(await logged).toMatch(/^static analyzer ready \(typescript\) in \d+ ms$/);
+    const stagesThere: ResolutionStage[] = [];
+    const there = await worker.run(input(stagesThere));
+    expect(there).toEqual(here);
+    expect(there.proposals.map((p) => p.predicate)).toEqual(['implementation_location', 'runtime_flow', 'focused_tests']);
+    expect(stagesThere).toEqual(stagesHere);
+  }, 60_000);
+
+  it('runs in process until the thread is started', async () => {
+    let runs = 0;
+    const counting: Worker = { ...createStaticWorker(), run: (i) => (runs++, createStaticWorker().run(i)) };
+    const { worker, lines } = threaded(ENTRY, NEVER, counting);
+    const out = await worker.run(input([]));
+    expect(runs).toBe(1);
+    expect(out.outcome).toEqual({ kind: 'proposed' });
+    expect(lines).toEqual([]);
+  }, 60_000);
+
+  it('answers a cancel at once with an AbortError and serves the next run', async () => {
+    const { worker, logged } = threaded(ENTRY, 0);
+    await logged;
+    const controller = new AbortController();
+    const cancelled = worker.run({ ...input([], controller.signal), onStage: () => controller.abort() });
+    await expect(cancelled).rejects.toMatchObject({ name: 'AbortError' });
+    const next = await worker.run(input([]));
+    expect(next.outcome).toEqual({ kind: 'proposed' });
+  }, 60_000);
+
+  it('fails the runs of a thread that dies with one line, and runs in process from then on', async () => {
+    const dying = join(tempDir('needle-thread-'), 'dying-thread.mjs');
+    writeFileSync(
+      dying,
+      [
+        "import { parentPort } from 'node:worker_threads';",
+        "parentPort.on('message', (m) => {",
+        "  if (m.kind === 'prepare') parentPort.postMessage({ kind: 'prepare-failed', message: 'no grammars here' });",
+        '  if (m.kind === \'run\') process.exit(3);',
+        '});',
+      ].join('\n'),
+    );
+    let inProcessRuns = 0;
+    const counting: Worker = { ...createStaticWorker(), run: (i) => (inProcessRuns++, createStaticWorker().run(i)) };
+    const { worker, lines, logged } = threaded(dying, 0, counting);
+    expect(await logged).toBe('static analyzer not readied ahead of time: no grammars here');
+    await expect(worker.run(input([]))).rejects.toThrow(/^static analyzer thread stopped: exited with code 3$/);
+    expect(lines.slice(1)).toEqual(['static analyzer thread stopped (exited with code 3); the analyzer runs in process from now on']);
+    const out = await worker.run(input([]));
+    expect(out.outcome).toEqual({ kind: 'proposed' });
+    expect(inProcessRuns).toBe(1);
+  }, 60_000);
+});

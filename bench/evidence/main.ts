@@ -38,6 +38,8 @@ interface Plan {
 // value, which one scheduling hiccup of the 2-core machine moves.
 /** The pause before each paced request (ms): longer than the few ms after which this machine's idle costs no longer grow. */
 const THINK_MS = 20;
+/** The think time before the cold first need of the *Server start* table: after it, the analyzer thread is ready. */
+const COLD_THINK_MS = 1_000;
 
 const FULL: Plan = { sizes: [{ files: 1_000, coldRepeats: 3 }, { files: 50_000, coldRepeats: 1 }], selfColdRepeats: 3, warmRepeats: 50, stdioSamples: 100 };
 const QUICK: Plan = { sizes: [{ files: 200, coldRepeats: 1 }, { files: 2_000, coldRepeats: 1 }], selfColdRepeats: 1, warmRepeats: 5, stdioSamples: 8 };
@@ -95,6 +97,7 @@ async function stdioRow(repository: { label: string; root: string }, n: StdioNee
       ...(n.required ? { required: n.required } : {}),
       samples: plan.stdioSamples,
       pauseMs,
+      ...(pauseMs === 0 ? { coldAfterMs: COLD_THINK_MS } : {}),
     });
     return { repository: repository.label, need, result };
   } catch (e) {
@@ -166,7 +169,7 @@ async function main(argv: string[]): Promise<number> {
       '',
       pacedTable(paced),
       '',
-      '**Server start**: from spawning `needle mcp serve` to the `initialize` answer, and to the first need_context answer (cold: fresh data directory, the static worker runs; warm: the connections after the first, a certified hit).',
+      `**Server start**: from spawning \`needle mcp serve\` to the \`initialize\` answer, and to the first need_context answer (cold: fresh data directory, the static worker runs; warm: the connections after the first, a certified hit). The first need is sent as soon as \`initialize\` is answered, so it runs the analyzer in process; the last column asks it of another fresh server ${COLD_THINK_MS / 1000} s after \`initialize\`, a client's think time, by when the server has readied its analyzer thread (grammars and queries).`,
       '',
       startTable(stdio),
       '',

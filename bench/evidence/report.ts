@@ -58,8 +58,8 @@ export function pacedTable(rows: readonly StdioRow[]): string {
 /** Server start: process spawned → initialize answered → first need answered. */
 export function startTable(rows: readonly StdioRow[]): string {
   const lines = [
-    '| repository | need | spawn → `initialize` answered p50 / p95 (n) | spawn → first need answered, cache cold | spawn → first need answered, cache warm p50 / p95 (n) | that first need alone (request → reply) p50 |',
-    '|---|---|---:|---:|---:|---:|',
+    '| repository | need | spawn → `initialize` answered p50 / p95 (n) | spawn → first need answered, cache cold | spawn → first need answered, cache warm p50 / p95 (n) | that first need alone (request → reply) p50 | first need asked after a pause, cache cold (request → reply) |',
+    '|---|---|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     const r = row.result;
@@ -69,7 +69,8 @@ export function startTable(rows: readonly StdioRow[]): string {
         ? ['no warm connection', '']
         : [`${ms(r.hits.startToFirstNeed.p50)} / ${ms(r.hits.startToFirstNeed.p95)} (${r.hits.startToFirstNeed.n})`, ms(r.hits.freshProcess.p50)];
     const init = r.startToInitialize;
-    lines.push(`| ${row.repository} | ${row.need} | ${ms(init.p50)} / ${ms(init.p95)} (${init.n}) | ${ms(r.startToFirstNeedCold)} (${r.firstStatus}) | ${warm.join(' | ')} |`);
+    const paused = r.coldAfterPause ? `${ms(r.coldAfterPause.ms)} (${r.coldAfterPause.pauseMs / 1000} s after \`initialize\`; ${r.coldAfterPause.status})` : '';
+    lines.push(`| ${row.repository} | ${row.need} | ${ms(init.p50)} / ${ms(init.p95)} (${init.n}) | ${ms(r.startToFirstNeedCold)} (${r.firstStatus}) | ${warm.join(' | ')} | ${paused} |`);
   }
   return lines.join('\n');
 }

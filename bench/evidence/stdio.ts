@@ -12,6 +12,7 @@
 // apart (`afterCold`). The same request line sent through a bare echo process
 // right after each hit is the floor. With `pauseMs`, every repeat and every
 // echo waits that long first (a client's think time).
+import { mkdirSync } from 'node:fs';
 import { LEDGER, MCP } from '../../src/core/limits.js';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
 import type { RouteId } from '../../src/core/semantic.js';
@@ -42,6 +43,12 @@ export interface StdioBenchOptions {
    * state a model's next request finds them. 0: back to back.
    */
   readonly pauseMs?: number;
+  /**
+   * Also time one cold need (fresh data directory) asked this long after
+   * `initialize` was answered: a client's first need after its think time,
+   * when the server has readied its analyzer thread (workers/static-thread.ts).
+   */
+  readonly coldAfterMs?: number;
 }
 
 export interface StdioMeasurement {
@@ -68,6 +75,8 @@ export interface StdioMeasurement {
   readonly startToInitialize: Summary;
   /** Process spawned → first need answered on the warming connection (cache cold). */
   readonly startToFirstNeedCold: number;
+  /** With `coldAfterMs`: request → reply of a cold first need asked that long after `initialize`. */
+  readonly coldAfterPause: { readonly pauseMs: number; readonly ms: number; readonly status: string } | null;
   readonly echo: Summary;
 }
 
@@ -203,5 +212,21 @@ async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples:
           afterCold: afterCold.length > 0 ? summarize(afterCold) : null,
         }
       : { notHit };
-  return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, echo: summarize(echoSamples.length > 0 ? echoSamples : [Number.NaN]) };
+  const coldAfterPause = o.coldAfterMs === undefined ? null : await coldNeedAfter(o, o.coldAfterMs);
+  return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, coldAfterPause, echo: summarize(echoSamples.length > 0 ? echoSamples : [Number.NaN]) };
+}
+
+/** One cold need on a fresh data directory, asked `pauseMs` after `initialize` was answered. */
+async function coldNeedAfter(o: StdioBenchOptions, pauseMs: number): Promise<StdioMeasurement['coldAfterPause']> {
+  const dataDir = `${o.dataDir}-cold`;
+  mkdirSync(dataDir);
+  prepareBenchDataDir(dataDir);
+  const { channel } = await openConnection({ ...o, dataDir });
+  try {
+    await thinkTime({ ...o, pauseMs });
+    const { reply, ms } = await channel.request(needCall(o, 1));
+    return { pauseMs, ms, status: outcomeOf(reply).label };
+  } finally {
+    await channel.close();
+  }
 }

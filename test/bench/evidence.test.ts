@@ -79,9 +79,10 @@ describe('stdio measurements', () => {
     expect(m.firstStatus).toBe('generated, miss');
     expect(m.hits).toMatchObject({ summary: { n: 9 }, connections: 3, afterCold: { n: 7 } });
     expect(m.echo.n).toBe(9);
+    expect(m.coldAfterPause).toBeNull();
   });
 
-  it('paces repeats and echoes alike with a think time, and they are still warm hits', async () => {
+  it('paces repeats and echoes alike with a think time, and they are still warm hits; a cold need after a think time on a fresh server', async () => {
     const m = await measureStdio({
       cliPath: CLI,
       echoPath: ECHO,
@@ -91,9 +92,13 @@ describe('stdio measurements', () => {
       subject: GENERATED_SUBJECT,
       samples: 3,
       pauseMs: 5,
+      coldAfterMs: 50,
     });
     expect(m.hits).toMatchObject({ summary: { n: 3 }, connections: 2 });
     expect(m.echo.n).toBe(3);
+    // The cold need after a think time runs on a server of its own with a fresh data directory.
+    expect(m.coldAfterPause).toMatchObject({ pauseMs: 50, status: 'generated, miss' });
+    expect(m.coldAfterPause!.ms).toBeGreaterThan(0);
   });
 });
 

@@ -38,8 +38,13 @@ interface Plan {
 // value, which one scheduling hiccup of the 2-core machine moves.
 /** The pause before each paced request (ms): longer than the few ms after which this machine's idle costs no longer grow. */
 const THINK_MS = 20;
-/** The think time before the cold first need of the *Server start* table: after it, the analyzer thread is ready. */
-const COLD_THINK_MS = 1_000;
+/**
+ * The think time before the cold first need of the *Server start* table: the
+ * analyzer thread starts once the watch knows the worktree (about a second at
+ * 50 000 files) and the connection has been quiet for half a second, then
+ * takes a few hundred ms to ready itself.
+ */
+const COLD_THINK_MS = 2_000;
 
 const FULL: Plan = { sizes: [{ files: 1_000, coldRepeats: 3 }, { files: 50_000, coldRepeats: 1 }], selfColdRepeats: 3, warmRepeats: 50, stdioSamples: 100 };
 const QUICK: Plan = { sizes: [{ files: 200, coldRepeats: 1 }, { files: 2_000, coldRepeats: 1 }], selfColdRepeats: 1, warmRepeats: 5, stdioSamples: 8 };

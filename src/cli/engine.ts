@@ -30,7 +30,7 @@ export interface SessionParts {
   /** A long-lived server's watched worktree (snapshot digests without git on hits). */
   readonly worktree?: WorktreeState;
   /** A server's: the static analyzer runs in its own thread, readied after start (workers/static-thread.ts); its notes go to `log`. */
-  readonly analyzerThread?: { readonly log: (line: string) => void };
+  readonly analyzerThread?: { readonly log: (line: string) => void; readonly startWhen: (start: () => void) => void };
 }
 
 let sandboxInfo: SandboxInfo | null = null;
@@ -50,7 +50,7 @@ export function createSessionEngine(p: SessionParts): Engine {
     db: p.db,
     sandbox: modelWorkers ? sandbox() : NOT_PROBED,
     env: p.env,
-    ...(p.analyzerThread ? { analyzerThread: { root: p.repositoryRoot, log: p.analyzerThread.log } } : {}),
+    ...(p.analyzerThread ? { analyzerThread: { root: p.repositoryRoot, ...p.analyzerThread } } : {}),
   });
   return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.team ? { team: p.team } : {}), ...(p.worktree ? { worktree: p.worktree } : {}) });
 }

@@ -148,11 +148,13 @@ export const WORKER = {
 /** The static analyzer's thread in a server (workers/static-thread.ts). */
 export const ANALYZER_THREAD = {
   /**
-   * Started this long after the server, once no need runs the analyzer in
-   * process: after `initialize` is answered (~0.2 s) and out of the way of a
-   * client's first need, in time for one asked after a think time.
+   * Started once the worktree watch knows its first snapshot and nothing
+   * arrived on the connection for this long (mcp/quiet.ts), and no need runs
+   * the analyzer in process: it competes neither with the watch's snapshot
+   * (seconds on large repositories) nor with a client sending requests, and
+   * it is ready for a first need asked after a think time.
    */
-  startDelayMs: 500,
+  quietMs: 500,
   /** Longest wait of the thread for the server to take note of a stage (normally well under 1 ms). */
   stageAckMs: 60_000,
 } as const;

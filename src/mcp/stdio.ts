@@ -7,6 +7,8 @@ export interface StdioStreams {
   readonly input: NodeJS.ReadableStream;
   readonly output: NodeJS.WritableStream;
   readonly log: (line: string) => void;
+  /** Called for every chunk read (the server's quiet gate, mcp/quiet.ts). */
+  readonly onInput?: () => void;
 }
 
 /** Serves until end of input; resolves after every received request has been answered. */
@@ -33,7 +35,10 @@ export function serveStdio(host: ToolHost, io: StdioStreams): Promise<void> {
       framer.finish();
       void connection.end().then(resolve);
     };
-    io.input.on('data', (chunk: Buffer | string) => framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    io.input.on('data', (chunk: Buffer | string) => {
+      io.onInput?.();
+      framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    });
     io.input.on('end', finish);
     io.input.on('close', finish);
     io.input.on('error', (e: Error) => {

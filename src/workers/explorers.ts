@@ -26,10 +26,10 @@ export interface ExplorerDeps {
   readonly env?: NodeJS.ProcessEnv;
   /**
    * A server's: run the static analyzer in its own thread, readied for `root`
-   * shortly after start (workers/static-thread.ts); in process when absent,
+   * once `startWhen` says so (workers/static-thread.ts); in process when absent,
    * or where the thread's module is not built (tests on the sources).
    */
-  readonly analyzerThread?: { readonly root: string; readonly log: (line: string) => void };
+  readonly analyzerThread?: { readonly root: string; readonly log: (line: string) => void; readonly startWhen: (start: () => void) => void };
 }
 
 /** Directory under the data dir that holds model workers' disposable checkouts. */
@@ -71,7 +71,7 @@ function onFirstRun(shape: Omit<Worker, 'run'>, load: () => Promise<Worker>): Wo
 function staticWorker(thread: ExplorerDeps['analyzerThread']): Worker {
   const inProcess = onFirstRun({ name: 'static', countsAgainstLimit: false, definition: staticAnalyzerDefinition }, async () => (await import('../evidence/static-worker.js')).createStaticWorker());
   const entry = thread ? analyzerThreadEntry() : null;
-  return thread && entry ? createThreadedStaticWorker({ entry, root: thread.root, inProcess, log: thread.log }) : inProcess;
+  return thread && entry ? createThreadedStaticWorker({ entry, root: thread.root, inProcess, log: thread.log, startWhen: thread.startWhen }) : inProcess;
 }
 
 function codexWorkerOnFirstRun(cfg: CodexWorkerConfig): Worker {

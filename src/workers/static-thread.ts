@@ -4,10 +4,10 @@
 // no longer holds up the server's event loop, and the thread readies the
 // analyzer (grammars, compiled queries) before the first need that misses.
 //
-// The thread starts ANALYZER_THREAD.startDelayMs after the server, and only
-// while no run is going on in process: until it is there, runs go to the
-// in-process worker, so neither `initialize` nor a client's first need
-// competes with its start. Runs sent to it wait for its rehearsal (which
+// The thread starts when the server says so (`startWhen`: once it has been
+// quiet, mcp/quiet.ts) and no run is going on in process: until it is there,
+// runs go to the in-process worker, so neither `initialize`, the worktree
+// watch's first snapshot nor a client's first needs compete with its start. Runs sent to it wait for its rehearsal (which
 // loads what they need anyway). If it dies, the runs it held fail with a
 // one-line error and later runs go in process again: it is not restarted.
 import { existsSync } from 'node:fs';
@@ -46,13 +46,14 @@ export interface ThreadedStaticOptions {
   /** The same analyzer in process, for the runs before the thread is there. */
   readonly inProcess: Worker;
   readonly log?: (line: string) => void;
-  readonly startDelayMs?: number;
+  /** Calls its argument when the thread may start (at most once). */
+  readonly startWhen: (start: () => void) => void;
 }
 
 export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
   const log = o.log ?? (() => {});
   let thread: Thread | null = null;
-  /** The delay has passed: start once no in-process run is going on. */
+  /** The server said the thread may start: it does once no in-process run is going on. */
   let due = false;
   /** The thread died once: everything runs in process from then on. */
   let broken = false;
@@ -111,10 +112,10 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
     thread = t;
     t.postMessage({ kind: 'prepare', root: o.root } satisfies ToAnalyzer);
   };
-  setTimeout(() => {
+  o.startWhen(() => {
     due = true;
     start();
-  }, o.startDelayMs ?? ANALYZER_THREAD.startDelayMs).unref();
+  });
 
   const inProcess = async (input: WorkerInput): Promise<WorkerOutput> => {
     inProcessRuns++;

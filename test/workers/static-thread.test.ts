@@ -17,7 +17,6 @@ import { cleanupAll, requireBuild, ROOT, SHIP, tempDir } from '../mcp/fixtures.j
 afterAll(cleanupAll);
 
 const ENTRY = join(ROOT, 'dist/src/bundle/analyzer-thread.js');
-const NEVER = 3_600_000;
 
 let repo: string;
 beforeAll(() => {
@@ -34,8 +33,8 @@ function input(stages: ResolutionStage[], signal = new AbortController().signal)
   return { need: trace, missing: [...trace.required, ...trace.preferred], root: repo, covered: [], deadline: Date.now() + 60_000, signal, onStage: (s) => stages.push(s) };
 }
 
-/** A threaded worker and a promise for its first log line (the thread reporting ready, or stopping). */
-function threaded(entry: string, startDelayMs: number, inProcess: Worker = createStaticWorker()) {
+/** A threaded worker (its thread allowed to start at once, or never) and a promise for its first log line. */
+function threaded(entry: string, startNow: boolean, inProcess: Worker = createStaticWorker()) {
   const lines: string[] = [];
   let noted: (line: string) => void = () => {};
   const logged = new Promise<string>((resolve) => (noted = resolve));
@@ -43,7 +42,9 @@ function threaded(entry: string, startDelayMs: number, inProcess: Worker = creat
     entry,
     root: repo,
     inProcess,
-    startDelayMs,
+    startWhen: (start) => {
+      if (startNow) start();
+    },
     log: (line) => {
       lines.push(line);
       noted(line);
@@ -56,7 +57,7 @@ describe('the static analyzer thread', () => {
   it('readies the repository’s languages, then answers with the same output and stages as in process', async () => {
     const stagesHere: ResolutionStage[] = [];
     const here = await createStaticWorker().run(input(stagesHere));
-    const { worker, logged } = threaded(ENTRY, 0);
+    const { worker, logged } = threaded(ENTRY, true);
     expect(await logged).toMatch(/^static analyzer ready \(typescript\) in \d+ ms$/);
     const stagesThere: ResolutionStage[] = [];
     const there = await worker.run(input(stagesThere));
@@ -65,10 +66,10 @@ describe('the static analyzer thread', () => {
     expect(stagesThere).toEqual(stagesHere);
   }, 60_000);
 
-  it('runs in process until the thread is started', async () => {
+  it('runs in process until the server lets the thread start', async () => {
     let runs = 0;
     const counting: Worker = { ...createStaticWorker(), run: (i) => (runs++, createStaticWorker().run(i)) };
-    const { worker, lines } = threaded(ENTRY, NEVER, counting);
+    const { worker, lines } = threaded(ENTRY, false, counting);
     const out = await worker.run(input([]));
     expect(runs).toBe(1);
     expect(out.outcome).toEqual({ kind: 'proposed' });
@@ -76,7 +77,7 @@ describe('the static analyzer thread', () => {
   }, 60_000);
 
   it('answers a cancel at once with an AbortError and serves the next run', async () => {
-    const { worker, logged } = threaded(ENTRY, 0);
+    const { worker, logged } = threaded(ENTRY, true);
     await logged;
     const controller = new AbortController();
     const cancelled = worker.run({ ...input([], controller.signal), onStage: () => controller.abort() });
@@ -99,7 +100,7 @@ describe('the static analyzer thread', () => {
     );
     let inProcessRuns = 0;
     const counting: Worker = { ...createStaticWorker(), run: (i) => (inProcessRuns++, createStaticWorker().run(i)) };
-    const { worker, lines, logged } = threaded(dying, 0, counting);
+    const { worker, lines, logged } = threaded(dying, true, counting);
     expect(await logged).toBe('static analyzer not readied ahead of time: no grammars here');
     await expect(worker.run(input([]))).rejects.toThrow(/^static analyzer thread stopped: exited with code 3$/);
     expect(lines.slice(1)).toEqual(['static analyzer thread stopped (exited with code 3); the analyzer runs in process from now on']);

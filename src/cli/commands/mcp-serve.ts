@@ -7,6 +7,8 @@ import { FreezeError, freezeRepository, freezeSession, type FrozenRepository } f
 import { McpSession } from '../../mcp/session.js';
 import { serveStdio } from '../../mcp/stdio.js';
 import { WorktreeWatch } from '../../repo/worktree-watch.js';
+import { ANALYZER_THREAD } from '../../core/limits.js';
+import { quietGate } from '../../mcp/quiet.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { createSessionChangeTools, createSessionEngine, openTeamCache, startupRecovery } from '../engine.js';
@@ -106,8 +108,11 @@ Options:
       const team = openTeamCache(stringOption(values, 'team-cache'), base, log, (m) => new UsageError(m));
       // Watches the worktree in the background so that no hit runs git (repo/worktree-watch.ts).
       worktree = new WorktreeWatch(frozen.repositoryRoot, log).start();
-      // Not for a cache-only server: it runs no worker.
-      const parts = { ...base, team, worktree, ...(values['cache-only'] === true ? {} : { analyzerThread: { log } }) };
+      // The analyzer thread is readied once the watch knows the worktree and the
+      // connection has been quiet; not at all for a cache-only server (no worker).
+      const quiet = quietGate(ANALYZER_THREAD.quietMs);
+      worktree.onKnown(() => quiet.arm());
+      const parts = { ...base, team, worktree, ...(values['cache-only'] === true ? {} : { analyzerThread: { log, startWhen: quiet.onQuiet } }) };
       const changeTools = createSessionChangeTools(parts);
       const session = new McpSession({ frozen, db, engine: withStageHook(createSessionEngine(parts), io.env), log, ...(changeTools ? { changeTools } : {}) });
       // Bookkeeping rows wait for a quiet moment (store/bookkeeping.ts); a
@@ -119,7 +124,7 @@ Options:
       for (const s of STOP_SIGNALS) process.once(s, stop);
       compileAnswerPathEagerly();
       try {
-        await serveStdio(session, { input: io.stdin, output: io.stdout, log });
+        await serveStdio(session, { input: io.stdin, output: io.stdout, log, onInput: quiet.touch });
       } finally {
         for (const s of STOP_SIGNALS) process.off(s, stop);
         await team?.close();

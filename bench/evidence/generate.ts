@@ -3,9 +3,13 @@
 // overridden by an environment variable, consumed by `publish` and exercised
 // by a vitest test, padded with unrelated modules up to the requested file count. Files
 // are written directly and committed with one `git add` and one commit, so
-// even 50 000 files take seconds rather than minutes.
+// even 50 000 files take seconds rather than minutes. They are dated an hour
+// back, as the files of a working repository are: a file written within the
+// last seconds is re-read on every check by design (the racy-timestamp rule
+// of the freshness check and of git's index), and a repository generated
+// just before a measurement would measure that window, not a warm hit.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The evidence-bearing files; everything else in the repository is filler. */
@@ -85,7 +89,10 @@ export interface GeneratedRepository {
   readonly seconds: number;
 }
 
-/** Creates a committed repository of exactly `files` tracked files at `root`. */
+/** How far back the generated files are dated. */
+const AGE_MS = 3_600_000;
+
+/** Creates a committed repository of exactly `files` tracked files at `root`, its files dated AGE_MS back. */
 export function generateRepository(root: string, files: number): GeneratedRepository {
   const project = Object.entries(PROJECT);
   if (files < project.length) throw new Error(`a generated repository needs at least ${project.length} files`);
@@ -95,15 +102,21 @@ export function generateRepository(root: string, files: number): GeneratedReposi
   // A commit of thousands of loose objects would start a detached `git gc`
   // that competes with the measurements and races the scratch cleanup.
   git(root, ['config', 'gc.auto', '0']);
+  const written = (Date.now() - AGE_MS) / 1000;
+  const write = (path: string, text: string): void => {
+    writeFileSync(path, text);
+    utimesSync(path, written, written);
+  };
   for (const [path, text] of project) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
+    write(join(root, path), text);
   }
   for (let i = 0; i < files - project.length; i++) {
     const dir = join(root, 'src', 'inventory', `part${String(Math.floor(i / FILES_PER_DIR)).padStart(4, '0')}`);
     if (i % FILES_PER_DIR === 0) mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `item${i}.ts`), fillerModule(i));
+    write(join(dir, `item${i}.ts`), fillerModule(i));
   }
+  // Staged after the dating, so the index records the dated times and is newer than every file.
   git(root, ['add', '-A']);
   git(root, ['commit', '-q', '--no-gpg-sign', '-m', `benchmark repository of ${files} files`]);
   return { root, files, seconds: (performance.now() - started) / 1000 };

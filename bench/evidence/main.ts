@@ -9,7 +9,7 @@ import { arch, cpus, loadavg, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { LEDGER, RESOLVER } from '../../src/core/limits.js';
+import { EVIDENCE_STORE, LEDGER, RESOLVER } from '../../src/core/limits.js';
 import { NEEDLE_BIN } from '../clients.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
@@ -162,7 +162,7 @@ async function main(argv: string[]): Promise<number> {
     const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, 1-minute load average ${loadAtStart.toFixed(1)} at start`;
     const generated = repos.map((r) => `${repoLabel(r)} written and committed in ${r.seconds.toFixed(1)} s`).join('; ');
     const report = [
-      `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules (${generated}; repositories under \`${dirname(repoScratch)}\`, data directories under \`${tmpdir()}\`).`,
+      `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules, every file dated an hour back as in a working repository (a file written within the last ${EVIDENCE_STORE.racyMtimeWindowMs / 1000} s is re-read on every freshness check, by design; a repository measured right after it was written would measure that window) (${generated}; repositories under \`${dirname(repoScratch)}\`, data directories under \`${tmpdir()}\`).`,
       '',
       `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read, once the server's worktree watch has reported the snapshot it knows (stderr). The first need of each newly spawned server is not a warm hit and is reported under *Server start*; the repeats on the warming connection (the process that just ran the worker, whose first repeat decides the hit from the certificates it has just written) are reported in their own column and are not among the warm-hit samples. The floor is the same request line through a bare echo process, sent right after each hit (interleaved, so both see the same machine). A partial need asks for an obligation the static worker cannot satisfy, so its repeat is served from the certified negative outcome.`,
       '',

@@ -1,7 +1,7 @@
 // Smoke test of the evidence benchmark's parts on a small generated
 // repository: what they report must be real hits, real matches and a real
 // README edit, or the published figures would mean nothing.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,14 @@ describe('generated benchmark repository', () => {
     expect(git('ls-files').split('\n').filter(Boolean)).toHaveLength(150);
     expect(git('status', '--porcelain')).toBe('');
     expect(git('log', '--format=%s')).toBe('benchmark repository of 150 files\n');
+  });
+
+  it('dates its files an hour back, older than the index, as in a working repository (outside the racy-timestamp window)', () => {
+    const index = statSync(join(repo.root, '.git/index')).mtimeMs;
+    for (const path of git('ls-files').split('\n').filter(Boolean)) {
+      const mtime = statSync(join(repo.root, path)).mtimeMs;
+      expect(index - mtime, path).toBeGreaterThan(3_500_000);
+    }
   });
 
   it('gives git grep the subject in its declaration and its test only', () => {

@@ -67,26 +67,33 @@ describe('a cancel sent while the static worker runs', () => {
   }, 60_000);
 
   for (const stage of RESOLUTION_STAGES) {
-    it(`wins when it arrives during the ${stage} stage: answered as cancelled, nothing certified`, async () => {
-      const dataDir = tempDir('needle-data-');
-      const gate = join(tempDir('needle-gate-'), 'open');
-      const s = new ServerProcess({ repo: ship, dataDir, env: { NEEDLE_TEST_HOOK_STAGE: stage, NEEDLE_TEST_HOOK_STAGE_GATE: gate } });
-      await s.initialize();
-      s.send(callNeed('late', TRACE));
-      await until(() => s.stderr.includes(`needle-test-hook: stage ${stage}`), `the server reaches the ${stage} stage`);
-      // The cancel is in the pipe while the stage holds the event loop; then the stage goes on.
-      await s.sent({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'late', reason: 'user' } });
-      writeFileSync(gate, '');
-      const reply = await s.out.reply('late');
-      expect(reply.result?.isError).toBe(true);
-      expect(reply.result.content[0].text).toBe('request cancelled; nothing was delivered for this need');
-      expect(await s.close()).toBe(0);
-      const dbFile = join(dataDir, 'needle.sqlite3');
-      expect(queryRows(dbFile, 'SELECT status FROM need_steps')).toEqual([{ status: 'cancelled' }]);
-      expect(certified(dbFile)).toEqual({ certifications: [{ n: 0 }], negatives: [{ n: 0 }] });
-    }, 60_000);
+    it(`wins when it arrives during the ${stage} stage: answered as cancelled, nothing certified`, () => cancelDuring(stage, (s) => s.initialize()), 60_000);
   }
 });
+
+/**
+ * Holds the server at `stage` of a trace, writes a cancel into its stdin,
+ * lets the stage go on, and checks that the call is answered as cancelled
+ * and nothing is certified. `start` brings the server to where the need is sent.
+ */
+async function cancelDuring(stage: string, start: (s: ServerProcess) => Promise<unknown>): Promise<void> {
+  const dataDir = tempDir('needle-data-');
+  const gate = join(tempDir('needle-gate-'), 'open');
+  const s = new ServerProcess({ repo: ship, dataDir, env: { NEEDLE_TEST_HOOK_STAGE: stage, NEEDLE_TEST_HOOK_STAGE_GATE: gate } });
+  await start(s);
+  s.send(callNeed('late', TRACE));
+  await until(() => s.stderr.includes(`needle-test-hook: stage ${stage}`), `the server reaches the ${stage} stage`);
+  // The cancel is in the pipe while the stage holds the event loop; then the stage goes on.
+  await s.sent({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'late', reason: 'user' } });
+  writeFileSync(gate, '');
+  const reply = await s.out.reply('late');
+  expect(reply.result?.isError).toBe(true);
+  expect(reply.result.content[0].text).toBe('request cancelled; nothing was delivered for this need');
+  expect(await s.close()).toBe(0);
+  const dbFile = join(dataDir, 'needle.sqlite3');
+  expect(queryRows(dbFile, 'SELECT status FROM need_steps')).toEqual([{ status: 'cancelled' }]);
+  expect(certified(dbFile)).toEqual({ certifications: [{ n: 0 }], negatives: [{ n: 0 }] });
+}
 
 // A server runs the static analyzer in its own thread once it has readied it
 // (src/workers/static-thread.ts; the needs above arrive before, and run in
@@ -113,22 +120,6 @@ describe('once the analyzer thread is ready', () => {
   }, 60_000);
 
   for (const stage of ['locate', 'flow', 'tests'] as const) {
-    it(`a cancel during the ${stage} stage wins: answered as cancelled, nothing certified`, async () => {
-      const dataDir = tempDir('needle-data-');
-      const gate = join(tempDir('needle-gate-'), 'open');
-      const s = new ServerProcess({ repo: ship, dataDir, env: { NEEDLE_TEST_HOOK_STAGE: stage, NEEDLE_TEST_HOOK_STAGE_GATE: gate } });
-      await ready(s);
-      s.send(callNeed('late', TRACE));
-      await until(() => s.stderr.includes(`needle-test-hook: stage ${stage}`), `the server reaches the ${stage} stage`);
-      await s.sent({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'late', reason: 'user' } });
-      writeFileSync(gate, '');
-      const reply = await s.out.reply('late');
-      expect(reply.result?.isError).toBe(true);
-      expect(reply.result.content[0].text).toBe('request cancelled; nothing was delivered for this need');
-      expect(await s.close()).toBe(0);
-      const dbFile = join(dataDir, 'needle.sqlite3');
-      expect(queryRows(dbFile, 'SELECT status FROM need_steps')).toEqual([{ status: 'cancelled' }]);
-      expect(certified(dbFile)).toEqual({ certifications: [{ n: 0 }], negatives: [{ n: 0 }] });
-    }, 60_000);
+    it(`a cancel during the ${stage} stage wins: answered as cancelled, nothing certified`, () => cancelDuring(stage, ready), 60_000);
   }
 });

@@ -54,7 +54,7 @@ async function run(id: number, input: Extract<ToAnalyzer, { kind: 'run' }>['inpu
     post({ kind: 'done', id, output });
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
-    post({ kind: 'failed', id, name: err.name, message: err.message });
+    post({ kind: 'failed', id, name: err.name, message: err.message, stack: err.stack ?? null });
   } finally {
     running.delete(id);
   }

@@ -26,4 +26,4 @@ export type FromAnalyzer =
   | { readonly kind: 'stage'; readonly id: number; readonly stage: ResolutionStage }
   | { readonly kind: 'progress'; readonly id: number; readonly message: string }
   | { readonly kind: 'done'; readonly id: number; readonly output: WorkerOutput }
-  | { readonly kind: 'failed'; readonly id: number; readonly name: string; readonly message: string };
+  | { readonly kind: 'failed'; readonly id: number; readonly name: string; readonly message: string; readonly stack: string | null };

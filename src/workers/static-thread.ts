@@ -97,7 +97,12 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
     if (m.kind === 'progress') return p.input.onProgress?.(m.message);
     pending.delete(m.id);
     if (m.kind === 'done') p.resolve(m.output);
-    else p.reject(Object.assign(new Error(m.message), { name: m.name }));
+    else {
+      // The thread's own stack, for the server's log of a failed need.
+      const e = Object.assign(new Error(m.message), { name: m.name });
+      if (m.stack) e.stack = `${m.stack}\n    (in the static analyzer thread)`;
+      p.reject(e);
+    }
   };
 
   const start = (): void => {

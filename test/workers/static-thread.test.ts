@@ -66,6 +66,19 @@ describe('the static analyzer thread', () => {
     expect(stagesThere).toEqual(stagesHere);
   }, 60_000);
 
+  it('fails a run with the error the in-process analyzer gives, and serves the next one', async () => {
+    const missing = { ...input([]), root: join(tempDir('needle-thread-'), 'no-such-repository') };
+    const here = await createStaticWorker().run(missing).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(here).toBeInstanceOf(Error);
+    const { worker, logged } = threaded(ENTRY, true);
+    await logged;
+    await expect(worker.run(missing)).rejects.toMatchObject({ name: here!.name, message: here!.message });
+    expect((await worker.run(input([]))).outcome).toEqual({ kind: 'proposed' });
+  }, 60_000);
+
   it('runs in process until the server lets the thread start', async () => {
     let runs = 0;
     const counting: Worker = { ...createStaticWorker(), run: (i) => (runs++, createStaticWorker().run(i)) };

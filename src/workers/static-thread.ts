@@ -7,9 +7,10 @@
 // The thread starts when the server says so (`startWhen`: once it has been
 // quiet, mcp/quiet.ts) and no run is going on in process: until it is there,
 // runs go to the in-process worker, so neither `initialize`, the worktree
-// watch's first snapshot nor a client's first needs compete with its start. Runs sent to it wait for its rehearsal (which
-// loads what they need anyway). If it dies, the runs it held fail with a
-// one-line error and later runs go in process again: it is not restarted.
+// watch's first snapshot nor a client's first needs compete with its start.
+// Runs sent to it wait for its rehearsal (which loads what they need anyway).
+// If it dies, the runs it held fail with a one-line error and later runs go
+// in process again: it is not restarted.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';

@@ -18,6 +18,7 @@ import { TeamCache } from '../team/client.js';
 import { TeamCacheConfigError, teamCacheFrom } from '../team/config.js';
 import { buildExplorers, runsRootOf } from '../workers/explorers.js';
 import { detectSandbox, type SandboxInfo } from '../workers/sandbox.js';
+import type { AnalyzerThreadSetup } from '../workers/static-thread.js';
 
 export interface SessionParts {
   readonly db: Db;
@@ -30,7 +31,7 @@ export interface SessionParts {
   /** A long-lived server's watched worktree (snapshot digests without git on hits). */
   readonly worktree?: WorktreeState;
   /** A server's: the static analyzer runs in its own thread, readied after start (workers/static-thread.ts); its notes go to `log`. */
-  readonly analyzerThread?: { readonly log: (line: string) => void; readonly startWhen: (start: () => void) => void };
+  readonly analyzerThread?: Omit<AnalyzerThreadSetup, 'root'>;
 }
 
 let sandboxInfo: SandboxInfo | null = null;

@@ -103,6 +103,7 @@ export class HitMemo {
   private holding(key: string): Entry | null {
     const entry = this.entries.get(key);
     if (!entry) return null;
+    // Read again: holds() may have stored the entry with its pending snapshot resolved.
     if (this.holds(key, entry)) return this.entries.get(key) ?? null;
     this.entries.delete(key);
     return null;

@@ -14,7 +14,7 @@ import { RunsStore } from './runs-store.js';
 import type { SandboxInfo } from './sandbox.js';
 import type { CodexWorkerConfig } from './codex/worker.js';
 import { staticAnalyzerDefinition } from './static-definition.js';
-import { analyzerThreadEntry, createThreadedStaticWorker } from './static-thread.js';
+import { analyzerThreadEntry, createThreadedStaticWorker, type AnalyzerThreadSetup } from './static-thread.js';
 
 export interface ExplorerDeps {
   /** Needle's data directory; model-worker run directories live in `<dataDir>/runs`. */
@@ -29,7 +29,7 @@ export interface ExplorerDeps {
    * once `startWhen` says so (workers/static-thread.ts); in process when absent,
    * or where the thread's module is not built (tests on the sources).
    */
-  readonly analyzerThread?: { readonly root: string; readonly log: (line: string) => void; readonly startWhen: (start: () => void) => void };
+  readonly analyzerThread?: AnalyzerThreadSetup;
 }
 
 /** Directory under the data dir that holds model workers' disposable checkouts. */
@@ -71,7 +71,7 @@ function onFirstRun(shape: Omit<Worker, 'run'>, load: () => Promise<Worker>): Wo
 function staticWorker(thread: ExplorerDeps['analyzerThread']): Worker {
   const inProcess = onFirstRun({ name: 'static', countsAgainstLimit: false, definition: staticAnalyzerDefinition }, async () => (await import('../evidence/static-worker.js')).createStaticWorker());
   const entry = thread ? analyzerThreadEntry() : null;
-  return thread && entry ? createThreadedStaticWorker({ entry, root: thread.root, inProcess, log: thread.log, startWhen: thread.startWhen }) : inProcess;
+  return thread && entry ? createThreadedStaticWorker({ ...thread, entry, inProcess }) : inProcess;
 }
 
 function codexWorkerOnFirstRun(cfg: CodexWorkerConfig): Worker {

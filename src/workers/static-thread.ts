@@ -39,20 +39,25 @@ interface Pending {
   readonly reject: (e: Error) => void;
 }
 
-export interface ThreadedStaticOptions {
-  /** The thread's module (analyzerThreadEntry()). */
-  readonly entry: string;
+/** What a server gives its analyzer thread. */
+export interface AnalyzerThreadSetup {
   /** The repository whose languages the thread readies. */
   readonly root: string;
-  /** The same analyzer in process, for the runs before the thread is there. */
-  readonly inProcess: Worker;
-  readonly log?: (line: string) => void;
+  /** Where the thread's notes go (ready, not readied, stopped). */
+  readonly log: (line: string) => void;
   /** Calls its argument when the thread may start (at most once). */
   readonly startWhen: (start: () => void) => void;
 }
 
+export interface ThreadedStaticOptions extends AnalyzerThreadSetup {
+  /** The thread's module (analyzerThreadEntry()). */
+  readonly entry: string;
+  /** The same analyzer in process, for the runs before the thread is there. */
+  readonly inProcess: Worker;
+}
+
 export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
-  const log = o.log ?? (() => {});
+  const log = o.log;
   let thread: Thread | null = null;
   /** The server said the thread may start: it does once no in-process run is going on. */
   let due = false;

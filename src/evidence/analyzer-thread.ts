@@ -4,9 +4,12 @@
 // not hold up the server's event loop, so hits, pings and cancels are
 // answered while it runs. The thread also readies the analyzer when the
 // server starts (grammars, compiled queries: evidence/rehearsal.ts), which a
-// first cold need would otherwise wait for.
+// first cold need would otherwise wait for, then extracts the facts of the
+// repository's files (evidence/fact-index.ts) whenever no run is going on,
+// so that a cold need parses only the files whose trees it uses.
 import { parentPort, workerData } from 'node:worker_threads';
-import { rehearse, repositoryLanguages } from './rehearsal.js';
+import { buildFactIndex, FactIndex, indexOrder } from './fact-index.js';
+import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
 import type { FromAnalyzer, ThreadData, ToAnalyzer } from './thread-protocol.js';
 
@@ -23,20 +26,43 @@ function stage(id: number, s: Extract<FromAnalyzer, { kind: 'stage' }>['stage'])
   post({ kind: 'stage', id, stage: s });
   Atomics.wait(ack, 0, 0, stageAckMs);
 }
-const worker = createStaticWorker();
+const index = new FactIndex();
+const worker = createStaticWorker(index);
 const running = new Map<number, AbortController>();
 /** Runs wait for the rehearsal: both need the main thread of this isolate, and it loads what they would. */
 let ready: Promise<void> = Promise.resolve();
+/** Called when the last running run ends: indexing waits for it. */
+let idle: (() => void) | null = null;
 
-async function prepare(root: string): Promise<void> {
+/** Lets a run that arrived go first (the message loop turns), then waits until none is running. */
+async function betweenFiles(): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  while (running.size > 0) await new Promise<void>((resolve) => (idle = resolve));
+}
+
+async function prepare(root: string): Promise<string[] | null> {
   const started = performance.now();
   try {
-    const languages = await repositoryLanguages(root);
+    const files = await repositoryFiles(root);
+    const languages = languagesOf(files);
     await rehearse(languages);
     post({ kind: 'prepared', languages, ms: performance.now() - started });
+    return files;
   } catch (e) {
     // A run loads what it needs itself; readying was only ahead of time.
     post({ kind: 'prepare-failed', message: (e as Error).message });
+    return null;
+  }
+}
+
+async function indexFacts(root: string, files: readonly string[]): Promise<void> {
+  const started = performance.now();
+  try {
+    const built = await buildFactIndex(root, indexOrder(files), index, betweenFiles);
+    post({ kind: 'indexed', ...built, ms: performance.now() - started });
+  } catch (e) {
+    // Whatever was indexed stays; a resolution parses the rest itself.
+    post({ kind: 'index-failed', files: index.size, message: (e as Error).message });
   }
 }
 
@@ -57,14 +83,22 @@ async function run(id: number, input: Extract<ToAnalyzer, { kind: 'run' }>['inpu
     post({ kind: 'failed', id, name: err.name, message: err.message, stack: err.stack ?? null });
   } finally {
     running.delete(id);
+    if (running.size === 0 && idle) {
+      const wake = idle;
+      idle = null;
+      wake();
+    }
   }
 }
 
 port.on('message', (m: ToAnalyzer) => {
   switch (m.kind) {
-    case 'prepare':
-      ready = prepare(m.root);
+    case 'prepare': {
+      const prepared = prepare(m.root);
+      ready = prepared.then(() => undefined);
+      void prepared.then((files) => (files ? indexFacts(m.root, files) : undefined));
       break;
+    }
     case 'run':
       void run(m.id, m.input);
       break;

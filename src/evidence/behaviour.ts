@@ -9,7 +9,6 @@ import { EVIDENCE } from '../core/limits.js';
 import type { AnalysisContext } from './context.js';
 import { mentions, pathTier } from './candidates.js';
 import { mentionSpellings } from './names.js';
-import { factsOf } from './languages/index.js';
 
 /** A function this short is cited whole when it is where the value is used. */
 const SMALL_FUNCTION_LINES = 80;
@@ -86,10 +85,10 @@ function behaviourCandidates(ctx: AnalysisContext, subjectName: string, declarat
 
 /** The smallest function or method around `line` of `path`. */
 export function enclosingDefinition(ctx: AnalysisContext, path: string, line: number): Location | null {
-  const parsed = ctx.parsed(path);
-  if (!parsed) return null;
-  const fn = factsOf(parsed)
-    .definitions.filter((d) => (d.kind === 'function' || d.kind === 'method') && !d.inTest && d.startLine <= line && line <= d.endLine)
+  const facts = ctx.facts(path);
+  if (!facts) return null;
+  const fn = facts.definitions
+    .filter((d) => (d.kind === 'function' || d.kind === 'method') && !d.inTest && d.startLine <= line && line <= d.endLine)
     .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
   return fn ? { role: 'primary', path, symbol: fn.name, start_line: fn.startLine, end_line: fn.endLine } : null;
 }

@@ -6,7 +6,7 @@ import type { ImplementationLocation, Location } from '../core/contracts.js';
 import { EVIDENCE, STATIC_LOCATE } from '../core/limits.js';
 import { type AnalysisContext, type GrepMatch, type GrepOptions } from './context.js';
 import { isTestPath } from '../core/test-code.js';
-import { factsOf, type Span } from './languages/index.js';
+import type { Span } from './languages/index.js';
 import { languageForPath, type SyntaxNode } from './parse/treesitter.js';
 import { clipUtf8, escapeRegExp } from '../core/text.js';
 import { isPeripheralPath } from './peripheral.js';
@@ -121,9 +121,7 @@ const sharedPrefix = (a: string, b: string): number => {
 
 /** Whether line `line` of `path` lies in in-file test code (a #[cfg(test)] module, a test function). */
 function inFileTest(ctx: AnalysisContext, path: string, line: number): boolean {
-  const parsed = ctx.parsed(path);
-  if (!parsed) return false;
-  return factsOf(parsed).definitions.some((d) => d.inTest && line >= d.startLine && line <= d.endLine);
+  return ctx.facts(path)?.definitions.some((d) => d.inTest && line >= d.startLine && line <= d.endLine) ?? false;
 }
 
 const STRING_NODE = /string|char_literal|heredoc/;
@@ -229,10 +227,10 @@ export function found(primary: Location, supporting: readonly Location[], gaps: 
 function sameFunction(ctx: AnalysisContext, tied: readonly Candidate[]): Candidate | null {
   const first = tied[0]!;
   if (tied.some((c) => c.path !== first.path || c.inTest)) return null;
-  const parsed = ctx.parsed(first.path);
-  if (!parsed) return null;
-  const holder = factsOf(parsed)
-    .definitions.filter((d) => (d.kind === 'function' || d.kind === 'method') && tied.every((c) => c.span.startLine >= d.startLine && c.span.endLine <= d.endLine))
+  const facts = ctx.facts(first.path);
+  if (!facts) return null;
+  const holder = facts.definitions
+    .filter((d) => (d.kind === 'function' || d.kind === 'method') && tied.every((c) => c.span.startLine >= d.startLine && c.span.endLine <= d.endLine))
     .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
   if (!holder || holder.endLine - holder.startLine + 1 > EVIDENCE.maxLocationLines) return null;
   return { ...first, span: { startLine: holder.startLine, endLine: holder.endLine }, symbol: holder.name };

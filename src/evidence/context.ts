@@ -10,6 +10,8 @@ import { gitBytes } from '../repo/git.js';
 import { covers, derive, fixedTest, regexTest, suffixPathspecs, type LineTest, type Superset } from './grep-derive.js';
 import { absentOrThrow } from '../repo/unreadable.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
+import { factsOf, type FileFacts } from './languages/index.js';
+import type { FactIndex } from './fact-index.js';
 
 export interface GrepMatch {
   readonly path: string;
@@ -41,7 +43,8 @@ export interface ParsedFile {
   readonly tree: Tree;
 }
 
-const MAX_FILE_BYTES = 2 * 1024 * 1024;
+/** Larger files are not analyzed (read() gives null): generated or vendored, not a maintainer's code. */
+export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_GREP_OUTPUT = 32 * 1024 * 1024;
 const DEFAULT_MAX_MATCHES = 2_000;
 /** Lines a superset search may return before it is dropped (each search then runs on its own). */
@@ -58,7 +61,14 @@ export class AnalysisContext {
   /** git grep runs, each a walk of the whole repository (tests and benchmarks). */
   walks = 0;
 
-  constructor(readonly root: string) {}
+  /**
+   * `index`: facts of files already extracted ahead of time (evidence/fact-index.ts),
+   * served by facts() for the very bytes read here.
+   */
+  constructor(
+    readonly root: string,
+    private readonly index: FactIndex | null = null,
+  ) {}
 
   // The one scrubbed git runner: no inherited GIT_* (a GIT_DIR or
   // GIT_WORK_TREE in the caller's environment cannot redirect the search),
@@ -155,20 +165,26 @@ export class AnalysisContext {
    */
   read(path: string): string | null {
     if (this.texts.has(path)) return this.texts.get(path)!;
-    let text: string | null = null;
-    try {
-      const abs = join(this.root, path);
-      const st = statSync(abs);
-      if (st.isFile() && st.size <= MAX_FILE_BYTES) {
-        const bytes = readFileSync(abs);
-        this.seen.set(path, blake3(bytes));
-        text = bytes.includes(0) ? null : bytes.toString('utf8');
-      }
-    } catch (e) {
-      text = absentOrThrow(e, path);
-    }
+    const source = readSource(this.root, path);
+    if (source) this.seen.set(path, source.digest);
+    const text = source?.text ?? null;
     this.texts.set(path, text);
     return text;
+  }
+
+  /**
+   * The facts of a file the analyzer parses (null when parsed() is): from the
+   * fact index when it holds them for the bytes just read, else extracted now.
+   * For callers that need the facts and not the tree.
+   */
+  facts(path: string): FileFacts | null {
+    if (this.index && !this.trees.has(path) && languageForPath(path) && this.read(path) !== null) {
+      const digest = this.seen.get(path);
+      const indexed = digest ? this.index.get(path, digest) : null;
+      if (indexed) return indexed;
+    }
+    const parsed = this.parsed(path);
+    return parsed ? factsOf(parsed) : null;
   }
 
   parsed(path: string): ParsedFile | null {
@@ -199,5 +215,23 @@ export class AnalysisContext {
   dispose(): void {
     for (const p of this.trees.values()) p?.tree.delete();
     this.trees.clear();
+  }
+}
+
+/**
+ * A file's bytes as the analyzer takes them: their digest, and their UTF-8
+ * text — null when binary. Null when absent, not a regular file or larger
+ * than MAX_FILE_BYTES; a file that is there but cannot be read throws an
+ * UnreadableFileError (it is never taken for absent).
+ */
+export function readSource(root: string, path: string): { readonly digest: Digest; readonly text: string | null; readonly bytes: number } | null {
+  try {
+    const abs = join(root, path);
+    const st = statSync(abs);
+    if (!st.isFile() || st.size > MAX_FILE_BYTES) return null;
+    const bytes = readFileSync(abs);
+    return { digest: blake3(bytes), text: bytes.includes(0) ? null : bytes.toString('utf8'), bytes: bytes.length };
+  } catch (e) {
+    return absentOrThrow(e, path);
   }
 }

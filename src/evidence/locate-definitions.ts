@@ -4,7 +4,7 @@
 import { type AnalysisContext } from './context.js';
 import { isTestPath } from '../core/test-code.js';
 import { candidateFrom, discover, settle, type Candidate, type LocateResult } from './candidates.js';
-import { factsOf, type Definition, type DefinitionKind } from './languages/index.js';
+import type { Definition, DefinitionKind } from './languages/index.js';
 import { mentionSpellings, normalized, qualifiedName } from './names.js';
 
 /** Kinds that are a definition proper; fields, variants, variables and bodiless signatures rank below. */
@@ -42,8 +42,8 @@ interface Found {
 
 function definitionsNamed(ctx: AnalysisContext, files: readonly string[], name: string): Found[] {
   return files.flatMap((path) => {
-    const parsed = ctx.parsed(path);
-    return parsed ? factsOf(parsed).definitions.filter((d) => d.name === name).map((def) => ({ path, def })) : [];
+    const facts = ctx.facts(path);
+    return facts ? facts.definitions.filter((d) => d.name === name).map((def) => ({ path, def })) : [];
   });
 }
 

@@ -6,7 +6,7 @@
 import { identifierSpellings } from '../core/semantic.js';
 import type { AnalysisContext } from './context.js';
 import { candidateFrom, discover, settle, type Candidate, type Discovery, type LocateResult } from './candidates.js';
-import { CONFIG_KEY_KINDS, factsOf, type OptionDeclaration } from './languages/index.js';
+import { CONFIG_KEY_KINDS, type OptionDeclaration } from './languages/index.js';
 import { LITERAL_USES, literalSites, type LiteralUse } from './languages/literals.js';
 import { mentionSpellings, normalized, optionName, type OptionName } from './names.js';
 import { escapeRegExp } from '../core/text.js';
@@ -66,10 +66,8 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
   const spelled = o.long ? [o.long, o.long.replace(/-/g, '_')] : undefined;
   const discovery = discover(ctx, optionPatterns(o), { regex: true, ...(spelled ? { literals: spelled } : {}) }, false);
   const declared: Candidate[] = discovery.files.flatMap((path) => {
-    const parsed = ctx.parsed(path);
-    if (!parsed) return [];
-    return factsOf(parsed)
-      .options.filter((d) => declares(o, d))
+    return (ctx.facts(path)?.options ?? [])
+      .filter((d) => declares(o, d))
       .map((d) =>
         candidateFrom(path, d, {
           kind: d.framework,
@@ -106,10 +104,8 @@ export function locateConfigKey(ctx: AnalysisContext, subject: string): LocateRe
   const patterns = [...new Set([key, ...identifierSpellings(key), ...(last ? [last, ...identifierSpellings(last)] : [])])];
   const discovery = discover(ctx, patterns, { word: true }, false);
   const candidates: Candidate[] = discovery.files.flatMap((path) => {
-    const parsed = ctx.parsed(path);
-    if (!parsed) return [];
-    return factsOf(parsed)
-      .configKeys.filter((k) => wanted.has(normalized(k.key)))
+    return (ctx.facts(path)?.configKeys ?? [])
+      .filter((k) => wanted.has(normalized(k.key)))
       .map((k) =>
         candidateFrom(path, k, {
           kind: k.kind,

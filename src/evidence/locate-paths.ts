@@ -8,7 +8,6 @@ import type { Location } from '../core/contracts.js';
 import { type AnalysisContext } from './context.js';
 import { isTestPath } from '../core/test-code.js';
 import { candidateFrom, discover, found, settle, type Candidate, type LocateResult } from './candidates.js';
-import { factsOf } from './languages/index.js';
 import { languageForPath } from './parse/treesitter.js';
 import { mentionSpellings } from './names.js';
 import { escapeRegExp } from '../core/text.js';
@@ -96,10 +95,8 @@ export function locateModule(ctx: AnalysisContext, subject: string): LocateResul
   // Rust declares modules in their parent (`mod x;` or an inline `mod x { … }`).
   const discovery = discover(ctx, [`mod ${name}`], { word: true, pathspecs: ['*.rs'] }, false);
   const declarations: Candidate[] = discovery.files.flatMap((path) => {
-    const parsed = ctx.parsed(path);
-    if (!parsed) return [];
-    return factsOf(parsed)
-      .definitions.filter((d) => d.kind === 'module' && d.name === name)
+    return (ctx.facts(path)?.definitions ?? [])
+      .filter((d) => d.kind === 'module' && d.name === name)
       .map((d) => candidateFrom(path, d, { kind: 'mod', name, tier: d.bodyLine === undefined ? 1 : 0, symbol: name, carriers: [] }));
   });
   const named = fileCandidates.filter((c) => {

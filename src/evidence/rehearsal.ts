@@ -109,10 +109,10 @@ export function languagesOf(paths: Iterable<string>): LanguageId[] {
   return [...found];
 }
 
-/** The analyzed languages of the files git lists in `root` (tracked and untracked, not ignored). */
-export async function repositoryLanguages(root: string): Promise<LanguageId[]> {
+/** The files git lists in `root`, tracked and untracked, not ignored (as the analyzer's searches see them). */
+export async function repositoryFiles(root: string): Promise<string[]> {
   const listing = await gitBytesAsync(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
-  return languagesOf(listing.toString('utf8').split('\0'));
+  return listing.toString('utf8').split('\0').filter(Boolean);
 }
 
 /**

@@ -6,6 +6,7 @@ import { implementationLocationSchema, type Location, type Proposal } from '../c
 import type { Obligation } from '../core/need.js';
 import type { Worker, WorkerInput, WorkerOutput } from '../core/worker.js';
 import { AnalysisContext } from './context.js';
+import type { FactIndex } from './fact-index.js';
 import { findFocusedTests } from './tests/find.js';
 import { subjectSpellings } from './flow/spellings.js';
 import { traceFlow } from './flow/trace.js';
@@ -29,10 +30,10 @@ const followsValue = (kind: string): boolean => kind === 'cli_option' || kind ==
 
 const has = (missing: readonly Obligation[], p: Obligation['predicate']): boolean => missing.some((o) => o.predicate === p);
 
-async function run(input: WorkerInput): Promise<WorkerOutput> {
+async function run(input: WorkerInput, index: FactIndex | null): Promise<WorkerOutput> {
   if (input.signal.aborted) throw abortError(input.signal, 'static worker aborted');
   await loadLanguages();
-  const ctx = new AnalysisContext(input.root);
+  const ctx = new AnalysisContext(input.root, index);
   const subject = { kind: input.need.subject.kind, name: input.need.subject.name };
   // One walk of the repository for the subject's spellings; the locate, trace
   // and test searches for them are answered from its lines.
@@ -99,6 +100,10 @@ async function run(input: WorkerInput): Promise<WorkerOutput> {
   }
 }
 
-export function createStaticWorker(): Worker {
-  return { name: 'static', countsAgainstLimit: false, run };
+/**
+ * `index`: facts extracted ahead of time (the analyzer thread's); the output
+ * is the same with or without it, only sooner.
+ */
+export function createStaticWorker(index: FactIndex | null = null): Worker {
+  return { name: 'static', countsAgainstLimit: false, run: (input) => run(input, index) };
 }

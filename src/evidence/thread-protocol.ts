@@ -15,7 +15,7 @@ export interface ThreadData {
 }
 
 export type ToAnalyzer =
-  /** Ready the analyzer for `root`'s languages (evidence/rehearsal.ts). */
+  /** Ready the analyzer for `root`'s languages (evidence/rehearsal.ts), then index its facts (evidence/fact-index.ts). */
   | { readonly kind: 'prepare'; readonly root: string }
   | { readonly kind: 'run'; readonly id: number; readonly input: ThreadRunInput }
   | { readonly kind: 'abort'; readonly id: number };
@@ -23,6 +23,9 @@ export type ToAnalyzer =
 export type FromAnalyzer =
   | { readonly kind: 'prepared'; readonly languages: readonly string[]; readonly ms: number }
   | { readonly kind: 'prepare-failed'; readonly message: string }
+  /** The fact index is built (evidence/fact-index.ts IndexBuild). */
+  | { readonly kind: 'indexed'; readonly files: number; readonly bytes: number; readonly stopped: string | null; readonly ms: number }
+  | { readonly kind: 'index-failed'; readonly files: number; readonly message: string }
   | { readonly kind: 'stage'; readonly id: number; readonly stage: ResolutionStage }
   | { readonly kind: 'progress'; readonly id: number; readonly message: string }
   | { readonly kind: 'done'; readonly id: number; readonly output: WorkerOutput }

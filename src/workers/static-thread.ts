@@ -89,6 +89,14 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
       case 'prepare-failed':
         log(`static analyzer not readied ahead of time: ${m.message}`);
         return;
+      case 'indexed': {
+        const limit = m.stopped ? `; stopped at its bound of ${m.stopped}, the rest is parsed when asked` : '';
+        log(`static analyzer indexed ${m.files} files (${(m.bytes / 1024 / 1024).toFixed(1)} MB) in ${Math.round(m.ms)} ms${limit}`);
+        return;
+      }
+      case 'index-failed':
+        log(`static analyzer index stopped after ${m.files} files: ${m.message}`);
+        return;
       case 'stage':
         try {
           pending.get(m.id)?.input.onStage?.(m.stage);

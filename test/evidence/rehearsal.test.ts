@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
 import type { SubjectKind } from '../../src/core/semantic.js';
 import { compiledQueries, LANGUAGES } from '../../src/evidence/parse/treesitter.js';
-import { languagesOf, rehearse, repositoryLanguages } from '../../src/evidence/rehearsal.js';
+import { languagesOf, rehearse, repositoryFiles } from '../../src/evidence/rehearsal.js';
 import { createStaticWorker } from '../../src/evidence/static-worker.js';
 import { cleanupAll } from '../mcp/fixtures.js';
 import { createFixtureRepo, type FixtureLanguage } from './fixtures/repos.js';
@@ -22,7 +22,7 @@ describe('readying the static analyzer', () => {
 
   it("lists a repository's languages from git, untracked files included", async () => {
     const root = createFixtureRepo('python');
-    expect(await repositoryLanguages(root)).toEqual(['python']);
+    expect(languagesOf(await repositoryFiles(root))).toEqual(['python']);
   });
 
   it('compiles every query the analysis of each language then uses', async () => {

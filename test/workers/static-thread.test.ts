@@ -66,6 +66,17 @@ describe('the static analyzer thread', () => {
     expect(stagesThere).toEqual(stagesHere);
   }, 60_000);
 
+  it('then indexes the repository’s facts, says so in one line, and answers as in process from them', async () => {
+    const here = await createStaticWorker().run(input([]));
+    const { worker, lines } = threaded(ENTRY, true);
+    // The first run arrives while the thread indexes: indexing waits for it.
+    expect(await worker.run(input([]))).toEqual(here);
+    await expect.poll(() => lines.length, { timeout: 30_000 }).toBe(2);
+    expect(lines[0]).toMatch(/^static analyzer ready \(typescript\) in \d+ ms$/);
+    expect(lines[1]).toMatch(/^static analyzer indexed [1-9]\d* files \(\d+\.\d MB\) in \d+ ms$/);
+    expect(await worker.run(input([]))).toEqual(here);
+  }, 60_000);
+
   it('fails a run with the error the in-process analyzer gives, and serves the next one', async () => {
     const missing = { ...input([]), root: join(tempDir('needle-thread-'), 'no-such-repository') };
     const here = await createStaticWorker().run(missing).then(

@@ -1,5 +1,5 @@
 // Dispatch from a parsed file to its language's extractor, once per file.
-import { type ParsedFile } from '../context.js';
+import type { ParsedFile } from '../context.js';
 import { isTestPath } from '../../core/test-code.js';
 import type { FileFacts } from './facts.js';
 import { extractGo } from './go.js';

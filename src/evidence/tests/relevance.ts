@@ -79,10 +79,8 @@ export function effectiveBody(file: ParsedFile, test: TestCase): string {
 /** Short names declared with the option at `declaration` (`-n` for `--max-count`). */
 export function declaredShorts(ctx: AnalysisContext, declaration: Location | null): string[] {
   if (!declaration) return [];
-  const parsed = ctx.parsed(declaration.path);
-  if (!parsed) return [];
-  return factsOf(parsed)
-    .options.filter((o) => o.startLine <= declaration.end_line && declaration.start_line <= o.endLine)
+  return (ctx.facts(declaration.path)?.options ?? [])
+    .filter((o) => o.startLine <= declaration.end_line && declaration.start_line <= o.endLine)
     .flatMap((o) => o.shorts);
 }
 

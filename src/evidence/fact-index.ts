@@ -1,0 +1,93 @@
+// Facts of a repository's files extracted ahead of time, by the analyzer
+// thread of a server while it is quiet (evidence/analyzer-thread.ts). A cold
+// resolution otherwise parses every file its subject occurs in to find the
+// definitions or declarations among them — about as long as the `git grep`
+// that found the files — although it goes on to need the tree of one or two.
+// An entry holds for one path and the digest of the bytes it was extracted
+// from: AnalysisContext.facts() reads the file, and takes the entry only for
+// those very bytes, so an edited file is parsed afresh, never answered from
+// an older version.
+import type { Digest } from '../core/digest.js';
+import { FACT_INDEX } from '../core/limits.js';
+import { isTestPath } from '../core/test-code.js';
+import { readSource } from './context.js';
+import { factsOf, type FileFacts } from './languages/index.js';
+import { languageForPath, parse } from './parse/treesitter.js';
+
+export class FactIndex {
+  private readonly entries = new Map<string, { readonly digest: Digest; readonly facts: FileFacts }>();
+
+  /** The facts of `path` extracted from the bytes whose digest is `digest`, if indexed. */
+  get(path: string, digest: Digest): FileFacts | null {
+    const entry = this.entries.get(path);
+    return entry && entry.digest === digest ? entry.facts : null;
+  }
+
+  set(path: string, digest: Digest, facts: FileFacts): void {
+    this.entries.set(path, { digest, facts });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+export interface IndexBuild {
+  readonly files: number;
+  /** Source bytes parsed. */
+  readonly bytes: number;
+  /** Why it stopped before every analyzed file was indexed, if it did. */
+  readonly stopped: string | null;
+}
+
+/**
+ * The order files are indexed in: code before tests (a locate never consults
+ * test files), then the listing's order. Only files the analyzer parses.
+ */
+export function indexOrder(paths: readonly string[]): string[] {
+  const analyzed = paths.filter((p) => languageForPath(p) !== null);
+  return [...analyzed.filter((p) => !isTestPath(p)), ...analyzed.filter((p) => isTestPath(p))];
+}
+
+/**
+ * Extracts the facts of `paths` (repository-relative, in the order given) into
+ * `index`, every lazily extracted part included, within `bounds` (FACT_INDEX).
+ * `between()` runs after each file: the thread waits there while a resolution
+ * runs, so indexing never competes with one. Files that cannot be read are
+ * skipped (a resolution reads them itself and says why).
+ */
+export async function buildFactIndex(
+  root: string,
+  paths: readonly string[],
+  index: FactIndex,
+  between: () => Promise<void>,
+  bounds: { readonly maxFiles: number; readonly maxBytes: number; readonly maxFileBytes: number } = FACT_INDEX,
+): Promise<IndexBuild> {
+  let bytes = 0;
+  let files = 0;
+  for (const path of paths) {
+    if (files >= bounds.maxFiles) return { files, bytes, stopped: `${bounds.maxFiles} files` };
+    if (bytes >= bounds.maxBytes) return { files, bytes, stopped: `${bounds.maxBytes} bytes` };
+    await between();
+    const language = languageForPath(path);
+    let source: ReturnType<typeof readSource>;
+    try {
+      source = readSource(root, path);
+    } catch {
+      continue;
+    }
+    if (!language || !source || source.text === null || source.bytes > bounds.maxFileBytes) continue;
+    const tree = parse(language, source.text);
+    try {
+      const facts = factsOf({ path, language, text: source.text, tree });
+      // The option and key declarations are extracted on first use, from the
+      // tree: extract them now, the tree goes.
+      index.set(path, source.digest, { definitions: facts.definitions, options: facts.options, configKeys: facts.configKeys });
+    } finally {
+      tree.delete();
+    }
+    files++;
+    bytes += source.bytes;
+  }
+  return { files, bytes, stopped: null };
+}

@@ -84,14 +84,16 @@ export class LineChannel {
     }
   }
 
-  /** Resolves once stderr (its last 2 000 characters) matches `pattern`; rejects after `timeoutMs`. */
-  waitForStderr(pattern: RegExp, timeoutMs = REPLY_TIMEOUT_MS): Promise<void> {
+  /** Resolves with the first whole line of stderr (its last 2 000 characters) that matches `pattern`; rejects after `timeoutMs`. */
+  waitForStderr(pattern: RegExp, timeoutMs = REPLY_TIMEOUT_MS): Promise<string> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`stderr never matched ${String(pattern)}: ${this.lastStderrLine()}`)), timeoutMs);
       const check = (): void => {
-        if (pattern.test(this.stderrTail)) {
+        // Whole lines only: the last piece may still be arriving.
+        const line = this.stderrTail.split('\n').slice(0, -1).find((l) => pattern.test(l));
+        if (line !== undefined) {
           clearTimeout(timer);
-          resolve();
+          resolve(line);
         } else if (this.exited) {
           clearTimeout(timer);
           reject(new Error(`process exited: ${this.lastStderrLine()}`));

@@ -9,13 +9,14 @@ import { arch, cpus, loadavg, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { EVIDENCE_STORE, LEDGER, RESOLVER } from '../../src/core/limits.js';
+import { EVIDENCE_STORE, FACT_INDEX, LEDGER, RESOLVER } from '../../src/core/limits.js';
 import { NEEDLE_BIN } from '../clients.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
-import { engineTable, ms, pacedTable, repoLabel, scalingLine, startTable, stdioTable, type EngineRow, type StdioRow } from './report.js';
+import { engineTable, ms, pacedTable, repoLabel, scalingLine, serverColdTable, startTable, stdioTable, type EngineRow, type ServerColdRow, type StdioRow } from './report.js';
 import { writeEvidenceSection } from './readme-section.js';
+import { measureServerCold } from './server-cold.js';
 import { measureStdio } from './stdio.js';
 
 const SHM = '/dev/shm';
@@ -53,6 +54,9 @@ const QUICK: Plan = { sizes: [{ files: 200, coldRepeats: 1 }, { files: 2_000, co
 const STDIO_ROUTE: RouteId = 'trace.state-flow';
 /** A subject of this repository with exactly one definition. */
 const SELF_SUBJECT: BenchSubject = { kind: 'symbol', name: 'renderFrontierView' };
+/** The first need of each server of the *cold needs in a running server* table: another subject of the same repository. */
+const SELF_FIRST: BenchSubject = { kind: 'symbol', name: 'createEngine' };
+const GENERATED_FIRST: BenchSubject = { kind: 'symbol', name: 'publish' };
 
 const started = performance.now();
 /**
@@ -115,6 +119,15 @@ async function engineRow(label: string, repoRoot: string, subject: BenchSubject,
   return { repository: label, grep: timeGitGrep(repoRoot, subject.name, Math.max(coldRepeats, 3)).summary, routes };
 }
 
+async function serverColdRow(label: string, repoRoot: string, subjects: { subject: BenchSubject; first: BenchSubject }, samples: number, grep: EngineRow['grep'], scratch: string): Promise<ServerColdRow> {
+  const row = { repository: label, subject: `${subjects.subject.kind}:${subjects.subject.name}`, firstSubject: subjects.first.name, grepP50: grep?.p50 ?? null };
+  try {
+    return { ...row, result: await measureServerCold({ cliPath: NEEDLE_BIN, root: repoRoot, scratch, subject: subjects.subject, firstSubject: subjects.first, routes: ROUTE_IDS, samples }) };
+  } catch (e) {
+    return { ...row, result: { error: (e as Error).message.split('\n', 1)[0]! } };
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   let values;
   try {
@@ -136,6 +149,7 @@ async function main(argv: string[]): Promise<number> {
     const stdio: StdioRow[] = [];
     const paced: StdioRow[] = [];
     const engine: EngineRow[] = [];
+    const serverCold: ServerColdRow[] = [];
     for (const { files, coldRepeats } of plan.sizes) {
       progress(`generating a repository of ${files} files`);
       const repo = generateRepository(join(repoScratch, `repo-${files}`), files);
@@ -143,6 +157,8 @@ async function main(argv: string[]): Promise<number> {
       grammarMs ??= await warmUpProcess(repo.root, GENERATED_SUBJECT, scratch);
       progress(`in-process resolutions on ${files} files`);
       engine.push(await engineRow(repoLabel(repo), repo.root, GENERATED_SUBJECT, scratch, coldRepeats, plan));
+      progress(`cold needs of servers that indexed ${files} files`);
+      serverCold.push(await serverColdRow(repoLabel(repo), repo.root, { subject: GENERATED_SUBJECT, first: GENERATED_FIRST }, coldRepeats, engine.at(-1)!.grep, scratch));
       const generated = { label: repoLabel(repo), root: repo.root };
       progress(`stdio round trips on ${files} files`);
       stdio.push(await stdioRow(generated, HIT_NEED, scratch, plan));
@@ -154,6 +170,8 @@ async function main(argv: string[]): Promise<number> {
     }
     progress('in-process resolutions on this repository');
     engine.push(await engineRow(SELF_LABEL, root, SELF_SUBJECT, scratch, plan.selfColdRepeats, plan));
+    progress('cold needs of servers that indexed this repository');
+    serverCold.push(await serverColdRow(SELF_LABEL, root, { subject: SELF_SUBJECT, first: SELF_FIRST }, plan.selfColdRepeats, engine.at(-1)!.grep, scratch));
     progress('stdio round trips on this repository');
     stdio.push(await stdioRow({ label: SELF_LABEL, root }, SELF_NEED, scratch, plan));
     paced.push(await stdioRow({ label: SELF_LABEL, root }, SELF_NEED, scratch, plan, THINK_MS));
@@ -181,6 +199,10 @@ async function main(argv: string[]): Promise<number> {
       `**In process** (\`createEngine\` + static worker + the worktree watch a server runs, its first snapshot taken before timing starts): the first resolution on a fresh data directory, \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository, then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / ${RESOLVER.bytesPerToken} of the first resolution. Loading the tree-sitter grammars (${grammarMs === null ? 'not measured' : ms(grammarMs)}, once per process) and one untimed warm-up resolution precede the measurements.`,
       '',
       engineTable(engine),
+      '',
+      `**Cold needs in a running server**: the state a model's needs find a server in once a session is under way. A server's analyzer thread, once started (above), extracts the facts of the repository's files (definitions, option and key declarations; at most ${FACT_INDEX.maxFiles} files and ${FACT_INDEX.maxBytes / 1024 / 1024} MB) while no need runs, and a resolution then parses only the files whose syntax trees it uses. Each sample is a fresh server on a fresh data directory: it is asked, once it logged that line, one need on another subject (its first, reported in its own column: the server's code is still cold for the JIT), then the measured need, which no certificate covers. The \`git grep\` floor is the in-process table's, measured in the same run.`,
+      '',
+      serverColdTable(serverCold),
       '',
       `Command: \`${command}\` (${machine}, ${new Date().toISOString().slice(0, 10)})`,
     ].join('\n');

@@ -3,6 +3,7 @@
 import type { Summary } from '../stats.js';
 import type { RouteMeasurement } from './engine.js';
 import type { GeneratedRepository } from './generate.js';
+import type { ServerColdMeasurement } from './server-cold.js';
 import type { StdioMeasurement } from './stdio.js';
 
 export function ms(value: number): string {
@@ -119,6 +120,36 @@ export function engineTable(rows: readonly EngineRow[]): string {
       lines.push(
         `| ${row.repository} | ${m.route} | ${m.subject.kind}:${m.subject.name} | ${ms(m.cold.p50)} (${m.cold.n}) | ${grep} | ${over} | ${coverage(m)} | ${warmCells(m).join(' | ')} | ${m.tokens} |`,
       );
+    }
+  }
+  return lines.join('\n');
+}
+
+export interface ServerColdRow {
+  readonly repository: string;
+  readonly subject: string;
+  readonly firstSubject: string;
+  /** `git grep -n -w` of the subject on the same repository, p50 (the in-process table's). */
+  readonly grepP50: number | null;
+  readonly result: ServerColdMeasurement | { readonly error: string };
+}
+
+/** Cold needs of a server whose analyzer thread has indexed the repository, over stdio, against git grep. */
+export function serverColdTable(rows: readonly ServerColdRow[]): string {
+  const lines = [
+    '| repository | the server said | that line after `initialize` p50 | server\'s first need (locate, another subject) p50 | route | cold need, request → reply p50 (n) | ÷ `git grep` p50 | outcome |',
+    '|---|---|---:|---:|---|---:|---:|---|',
+  ];
+  for (const row of rows) {
+    const r = row.result;
+    if ('error' in r) {
+      lines.push(`| ${row.repository} | not measured: ${r.error} | | | | | | |`);
+      continue;
+    }
+    for (const [i, m] of r.routes.entries()) {
+      const lead = i === 0 ? [row.repository, r.indexed, ms(r.indexedAfter.p50), `${ms(r.first.p50)} (\`${row.firstSubject}\`)`] : ['', '', '', ''];
+      const over = row.grepP50 === null ? 'n/a' : ratio(m.cold.p50, row.grepP50);
+      lines.push(`| ${[...lead, `${m.route} ${row.subject}`, `${ms(m.cold.p50)} (${m.cold.n})`, over, m.status].join(' | ')} |`);
     }
   }
   return lines.join('\n');

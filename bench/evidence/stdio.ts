@@ -93,7 +93,7 @@ export function prepareBenchDataDir(dataDir: string): void {
   }
 }
 
-function needCall(o: StdioBenchOptions, id: number): JsonRpcRequest {
+export function needCall(o: Pick<StdioBenchOptions, 'route' | 'subject' | 'required'>, id: number): JsonRpcRequest {
   return {
     jsonrpc: '2.0',
     id,
@@ -112,7 +112,7 @@ interface NeedOutcome {
   readonly reason: string | null;
 }
 
-function outcomeOf(reply: Record<string, unknown>): NeedOutcome {
+export function outcomeOf(reply: Record<string, unknown>): NeedOutcome {
   if (reply.error) throw new Error(`need_context failed: ${JSON.stringify(reply.error).slice(0, 300)}`);
   const result = reply.result as { isError?: boolean; content?: { text?: string }[]; structuredContent?: Record<string, unknown> } | undefined;
   if (!result || result.isError) throw new Error(`need_context tool error: ${result?.content?.[0]?.text ?? 'no result'}`);
@@ -125,7 +125,7 @@ function outcomeOf(reply: Record<string, unknown>): NeedOutcome {
   };
 }
 
-async function openConnection(o: StdioBenchOptions): Promise<{ channel: LineChannel; initMs: number }> {
+export async function openConnection(o: Pick<StdioBenchOptions, 'cliPath' | 'dataDir' | 'root'>): Promise<{ channel: LineChannel; initMs: number }> {
   const channel = new LineChannel([o.cliPath, 'mcp', 'serve', '--role-profile', BENCH_PROFILE_ID, '--data-dir', o.dataDir, '--repository', o.root]);
   const init = await channel.request({
     jsonrpc: '2.0',

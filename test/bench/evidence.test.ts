@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureRoutes, timeGitGrep } from '../../bench/evidence/engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from '../../bench/evidence/generate.js';
 import { writeEvidenceSection } from '../../bench/evidence/readme-section.js';
+import { measureServerCold } from '../../bench/evidence/server-cold.js';
 import { measureStdio } from '../../bench/evidence/stdio.js';
+import { languageForPath } from '../../src/evidence/parse/treesitter.js';
 import { NEEDLE_BIN } from '../../src/mcp/version.js';
 import { git as gitIn } from '../support/git.js';
 
@@ -108,6 +110,30 @@ describe('stdio measurements', () => {
     expect(m.coldAfterPause).toMatchObject({ pauseMs: 50, status: 'generated, miss' });
     expect(m.coldAfterPause!.ms).toBeGreaterThan(0);
   });
+});
+
+describe('cold needs of a running server', () => {
+  it('waits for the server to index the repository, asks its first need, then times a need no certificate covers, per route', async () => {
+    const m = await measureServerCold({
+      cliPath: CLI,
+      root: repo.root,
+      scratch,
+      subject: GENERATED_SUBJECT,
+      firstSubject: { kind: 'symbol', name: 'publish' },
+      routes: ['locate.implementation', 'tests.relevant'],
+      samples: 2,
+    });
+    // The server's own line: every file of the generated repository the analyzer parses.
+    const analyzed = git('ls-files').split('\n').filter((p) => p && languageForPath(p) !== null).length;
+    expect(analyzed).toBeGreaterThan(100);
+    expect(m.indexed).toMatch(new RegExp(`^static analyzer indexed ${analyzed} files \\(0\\.\\d MB\\) in \\d+ ms$`));
+    expect(m.indexedAfter.n).toBe(4);
+    expect(m.first.n).toBe(4);
+    expect(m.routes.map((r) => [r.route, r.cold.n, r.status])).toEqual([
+      ['locate.implementation', 2, 'generated, miss'],
+      ['tests.relevant', 2, 'generated, miss'],
+    ]);
+  }, 120_000);
 });
 
 describe('README section', () => {

@@ -1,0 +1,69 @@
+// Cold needs asked of a running server once its analyzer thread has indexed
+// the repository (evidence/fact-index.ts): the state a model's needs find a
+// server in after the first moments of a session. Each sample is its own
+// server on a fresh data directory: it waits for the "static analyzer
+// indexed" line, answers one need on another subject (its first need, whose
+// own cost is reported too: the server's code is not yet compiled by the JIT
+// then), then the measured need, which no certificate covers.
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RouteId } from '../../src/core/semantic.js';
+import { summarize, type Summary } from '../stats.js';
+import type { BenchSubject } from './engine.js';
+import { needCall, openConnection, outcomeOf, prepareBenchDataDir } from './stdio.js';
+
+export interface ServerColdOptions {
+  readonly cliPath: string;
+  readonly root: string;
+  readonly scratch: string;
+  readonly subject: BenchSubject;
+  /** The subject of each server's first need (locate.implementation). */
+  readonly firstSubject: BenchSubject;
+  readonly routes: readonly RouteId[];
+  readonly samples: number;
+}
+
+export interface ServerColdMeasurement {
+  /** The server's own line, e.g. `static analyzer indexed 370 files (2.3 MB) in 1734 ms`. */
+  readonly indexed: string;
+  /** From the `initialize` answer to that line. */
+  readonly indexedAfter: Summary;
+  /** Request → reply of each server's first need. */
+  readonly first: Summary;
+  readonly routes: readonly { readonly route: RouteId; readonly cold: Summary; readonly status: string }[];
+}
+
+/** Bound on waiting for a server to index: a large repository takes seconds (FACT_INDEX bounds it). */
+const INDEXED_WITHIN_MS = 300_000;
+const INDEXED = /static analyzer (indexed|index stopped)/;
+
+export async function measureServerCold(o: ServerColdOptions): Promise<ServerColdMeasurement> {
+  let indexed = '';
+  const after: number[] = [];
+  const first: number[] = [];
+  const routes: { route: RouteId; cold: Summary; status: string }[] = [];
+  for (const route of o.routes) {
+    const cold: number[] = [];
+    let status = '';
+    for (let i = 0; i < o.samples; i++) {
+      const dataDir = mkdtempSync(join(o.scratch, 'server-cold-'));
+      prepareBenchDataDir(dataDir);
+      const { channel } = await openConnection({ cliPath: o.cliPath, dataDir, root: o.root });
+      try {
+        const t0 = performance.now();
+        indexed = (await channel.waitForStderr(INDEXED, INDEXED_WITHIN_MS)).replace(/^needle: /, '');
+        after.push(performance.now() - t0);
+        const warm = await channel.request(needCall({ route: 'locate.implementation', subject: o.firstSubject }, 1));
+        outcomeOf(warm.reply);
+        first.push(warm.ms);
+        const measured = await channel.request(needCall({ route, subject: o.subject }, 2));
+        status = outcomeOf(measured.reply).label;
+        cold.push(measured.ms);
+      } finally {
+        await channel.close();
+      }
+    }
+    routes.push({ route, cold: summarize(cold), status });
+  }
+  return { indexed, indexedAfter: summarize(after), first: summarize(first), routes };
+}

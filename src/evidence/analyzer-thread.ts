@@ -9,6 +9,7 @@
 // so that a cold need parses only the files whose trees it uses.
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildFactIndex, FactIndex, indexOrder } from './fact-index.js';
+import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
 import type { FromAnalyzer, ThreadData, ToAnalyzer } from './thread-protocol.js';
@@ -46,6 +47,9 @@ async function prepare(root: string): Promise<string[] | null> {
     const files = await repositoryFiles(root);
     const languages = languagesOf(files);
     await rehearse(languages);
+    // A run loads every grammar (a file of any language may appear): the rest
+    // now, not on the first need (~10 ms of it).
+    await loadLanguages();
     post({ kind: 'prepared', languages, ms: performance.now() - started });
     return files;
   } catch (e) {

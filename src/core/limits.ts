@@ -174,6 +174,14 @@ export const FACT_INDEX = {
   maxFileBytes: 256 * 1024,
 } as const;
 
+/** The shell that starts git for the analyzer thread (repo/git-helper.ts). */
+export const GIT_HELPER = {
+  /** Longest wait for the shell to come up; git is started directly when it does not. */
+  startMs: 5_000,
+  /** Poll interval while it comes up (only then). */
+  pollMs: 1,
+} as const;
+
 // Verified changes (SPEC §14): run bounds and the sizes of what workers may report.
 export const CHANGE_RUN = {
   defaultImplementerTimeoutMs: 900_000,

@@ -8,6 +8,8 @@
 // repository's files (evidence/fact-index.ts) whenever no run is going on,
 // so that a cold need parses only the files whose trees it uses.
 import { parentPort, workerData } from 'node:worker_threads';
+import { gitEnvironment, runGitThrough } from '../repo/git.js';
+import { startGitHelper } from '../repo/git-helper.js';
 import { buildFactIndex, FactIndex, indexOrder } from './fact-index.js';
 import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
@@ -43,6 +45,11 @@ async function betweenFiles(): Promise<void> {
 
 async function prepare(root: string): Promise<string[] | null> {
   const started = performance.now();
+  // This thread's git runs (every search of a cold need) start from a small
+  // shell rather than from this large process (repo/git-helper.ts).
+  const helper = startGitHelper(gitEnvironment());
+  if (helper) runGitThrough(helper.run);
+  else post({ kind: 'note', message: 'git helper not started; the analyzer starts git directly' });
   try {
     const files = await repositoryFiles(root);
     const languages = languagesOf(files);

@@ -23,6 +23,8 @@ export type ToAnalyzer =
 export type FromAnalyzer =
   | { readonly kind: 'prepared'; readonly languages: readonly string[]; readonly ms: number }
   | { readonly kind: 'prepare-failed'; readonly message: string }
+  /** A line for the server's log. */
+  | { readonly kind: 'note'; readonly message: string }
   /** The fact index is built (evidence/fact-index.ts IndexBuild). */
   | { readonly kind: 'indexed'; readonly files: number; readonly bytes: number; readonly stopped: string | null; readonly ms: number }
   | { readonly kind: 'index-failed'; readonly files: number; readonly message: string }

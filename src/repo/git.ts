@@ -5,6 +5,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { REPO } from '../core/limits.js';
+import type { HelperRunner } from './git-helper.js';
 
 export class RepoError extends Error {
   override readonly name = 'RepoError';
@@ -44,15 +45,37 @@ function oneLine(text: string): string {
   return line.length > REPO.errorDetailMaxChars ? `${line.slice(0, REPO.errorDetailMaxChars)}…` : line;
 }
 
+/**
+ * Starts git for this thread's gitBytes calls instead of a direct child (the
+ * analyzer thread installs repo/git-helper.ts). Calls with input or extra
+ * environment, and any the runner declines, start git directly.
+ */
+let runner: HelperRunner | null = null;
+export function runGitThrough(r: HelperRunner | null): void {
+  runner = r;
+}
+
+/** A git that ran and failed: its first line of stderr, else of the spawn's own message. */
+function failed(args: readonly string[], status: number | null, stderr: Buffer | null, message: string): RepoError {
+  const detail = oneLine(stderr?.toString('utf8') ?? '') || oneLine(message);
+  return new RepoError(`${`git ${args[0] ?? ''}`.trim()} failed (exit ${status ?? 'signal'}): ${detail}`);
+}
+
 /** Raw stdout bytes; paths and file listings are bytes, not necessarily UTF-8. */
 export function gitBytes(cwd: string, args: readonly string[], opts: GitOptions = {}): Buffer {
   const okCodes = opts.okCodes ?? [0];
+  const maxBuffer = opts.maxBuffer ?? REPO.gitMaxOutputBytes;
+  const helped = runner && opts.input === undefined && opts.env === undefined ? runner(cwd, args, maxBuffer) : null;
+  if (helped) {
+    if (okCodes.includes(helped.status)) return helped.stdout;
+    throw failed(args, helped.status, helped.stderr, `Command failed: git ${args.join(' ')}`);
+  }
   try {
     return execFileSync('git', args, {
       cwd,
       env: gitEnvironment(opts.env),
       input: opts.input,
-      maxBuffer: opts.maxBuffer ?? REPO.gitMaxOutputBytes,
+      maxBuffer,
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
     });
@@ -60,14 +83,13 @@ export function gitBytes(cwd: string, args: readonly string[], opts: GitOptions 
     const err = e as NodeJS.ErrnoException & { status?: number | null; stdout?: Buffer; stderr?: Buffer };
     if (typeof err.status === 'number' && okCodes.includes(err.status)) return err.stdout ?? Buffer.alloc(0);
     const what = `git ${args[0] ?? ''}`.trim();
-    if (err.code === 'ENOBUFS') throw new RepoError(`${what}: output exceeds ${opts.maxBuffer ?? REPO.gitMaxOutputBytes} bytes`);
+    if (err.code === 'ENOBUFS') throw new RepoError(`${what}: output exceeds ${maxBuffer} bytes`);
     if (err.code === 'ENOENT' && err.status == null) {
       // spawn reports a missing cwd and a missing binary alike.
       if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new RepoError(`${what}: no such directory: ${cwd}`);
       throw new RepoError('git is not installed or not on PATH', true);
     }
-    const detail = oneLine(err.stderr?.toString('utf8') ?? '') || oneLine(err.message);
-    throw new RepoError(`${what} failed (exit ${err.status ?? 'signal'}): ${detail}`);
+    throw failed(args, err.status ?? null, err.stderr ?? null, err.message);
   }
 }
 

@@ -94,6 +94,9 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
         log(`static analyzer indexed ${m.files} files (${(m.bytes / 1024 / 1024).toFixed(1)} MB) in ${Math.round(m.ms)} ms${limit}`);
         return;
       }
+      case 'note':
+        log(`static analyzer: ${m.message}`);
+        return;
       case 'index-failed':
         log(`static analyzer index stopped after ${m.files} files: ${m.message}`);
         return;

@@ -44,7 +44,7 @@ export interface ParsedFile {
 }
 
 /** Larger files are not analyzed (read() gives null): generated or vendored, not a maintainer's code. */
-export const MAX_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_GREP_OUTPUT = 32 * 1024 * 1024;
 const DEFAULT_MAX_MATCHES = 2_000;
 /** Lines a superset search may return before it is dropped (each search then runs on its own). */

@@ -36,14 +36,16 @@ export type HelperRunner = (cwd: string, args: readonly string[], maxBuffer: num
 
 export interface GitHelper {
   readonly run: HelperRunner;
+  /** Its private directory (git's output files, the FIFOs). */
+  readonly dir: string;
   /** Ends the shell and removes its directory. */
   close(): void;
 }
 
 // $1 request FIFO, $2 reply FIFO, $3 the private directory. A request is the
 // directory then the arguments, each NUL-terminated, then an empty string.
-// The reply is one line: git's exit status, or `cd` when the directory is
-// missing.
+// The reply is one line: git's exit status, `cd` when the directory is
+// missing, `io` when git's output could not be captured.
 const SCRIPT = `
 trap 'rm -rf -- "$3"' EXIT
 exec 3<"$1" 4>"$2"
@@ -53,7 +55,10 @@ while :; do
   args=()
   while IFS= read -r -d '' a <&3 && [ -n "$a" ]; do args+=("$a"); done
   if ! cd -- "$dir" 2>/dev/null; then printf 'cd\\n' >&4; continue; fi
-  command git "\${args[@]}" >"$3/out" 2>"$3/err" </dev/null
+  # A status only from a git that ran with its output captured: a failed
+  # redirection must not pass for git's exit 1 (grep's "no match").
+  if ! { : >"$3/out" && : >"$3/err"; } 2>/dev/null; then printf 'io\\n' >&4; continue; fi
+  command git "\${args[@]}" >>"$3/out" 2>>"$3/err" </dev/null
   printf '%d\\n' "$?" >&4
 done
 `;
@@ -169,11 +174,16 @@ export function startGitHelper(env: NodeJS.ProcessEnv, startMs: number = GIT_HEL
     const status = Number(line);
     // 127: git could not be started; above 128: git died on a signal.
     if (!/^\d+$/.test(line) || status === 127 || status > 128) return null;
-    if (statSync(join(dir, 'out')).size > maxBuffer) return null;
-    return { status, stdout: readFileSync(join(dir, 'out')), stderr: readFileSync(join(dir, 'err')) };
+    try {
+      if (statSync(join(dir, 'out')).size > maxBuffer) return null;
+      return { status, stdout: readFileSync(join(dir, 'out')), stderr: readFileSync(join(dir, 'err')) };
+    } catch {
+      return null; // its output cannot be read back: git runs directly
+    }
   };
   return {
     run,
+    dir,
     close: () => {
       if (!alive) return;
       alive = false;

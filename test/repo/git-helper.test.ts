@@ -3,7 +3,7 @@
 // statuses, errors — with the same scrubbed environment, and when the shell
 // is gone or cannot start, git is started directly and nothing changes.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gitBytes, gitEnvironment, runGitThrough } from '../../src/repo/git.js';
@@ -105,6 +105,21 @@ describe('the git helper', () => {
     helper.close();
     expect(helper.run(repo, ['ls-files'], 1 << 20)).toBeNull();
     expect(gitBytes(repo, ['ls-files']).equals(before)).toBe(true);
+  });
+
+  it('never passes an output it could not capture for git\'s own answer: a grep with no match stays distinguishable', () => {
+    const helper = started();
+    runGitThrough(helper.run);
+    const args = ['grep', '-n', '-e', 'alpha', '--'];
+    const direct = execFileSync('git', args, { cwd: repo, env: gitEnvironment() });
+    // Its output file cannot be written (a directory stands in its place): it declines, and git runs directly.
+    rmSync(join(helper.dir, 'out'), { force: true });
+    mkdirSync(join(helper.dir, 'out'));
+    expect(helper.run(repo, args, 1 << 20)).toBeNull();
+    expect(gitBytes(repo, args, { okCodes: [0, 1] }).equals(direct)).toBe(true);
+    // …and serves again once it can.
+    rmSync(join(helper.dir, 'out'), { recursive: true });
+    expect(helper.run(repo, args, 1 << 20)?.stdout.equals(direct)).toBe(true);
   });
 
   it('does not start without bash, within its bound, and says so by giving nothing', () => {

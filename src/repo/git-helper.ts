@@ -128,6 +128,16 @@ export function startGitHelper(env: NodeJS.ProcessEnv, startMs: number = GIT_HEL
   } catch {
     return null;
   }
+  try {
+    return started(env, dir, startMs);
+  } catch {
+    // Anything unforeseen while starting (an fd limit, a vanished directory): without it.
+    rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
+}
+
+function started(env: NodeJS.ProcessEnv, dir: string, startMs: number): GitHelper | null {
   const request = join(dir, 'request');
   const reply = join(dir, 'reply');
   const give = (): null => {

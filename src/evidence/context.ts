@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import type { ObservedFile } from '../core/worker.js';
-import { gitBytes } from '../repo/git.js';
+import { gitBytes, LIST_WORKTREE_FILES } from '../repo/git.js';
 import { covers, derive, fixedTest, regexTest, suffixPathspecs, type LineTest, type Superset } from './grep-derive.js';
 import { absentOrThrow } from '../repo/unreadable.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
@@ -79,7 +79,7 @@ export class AnalysisContext {
 
   /** Tracked and untracked, non-ignored files (repository-relative, / separated). */
   listFiles(): readonly string[] {
-    this.files ??= this.git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'])
+    this.files ??= this.git([...LIST_WORKTREE_FILES])
       .split('\0')
       .filter(Boolean);
     return this.files;

@@ -6,7 +6,7 @@
 // query compilation and 54 ms of grammar loading in a 330 ms first resolution
 // whose repeat in a warm process takes 30 ms. Only the languages the
 // repository holds are readied: each costs its grammar and its queries.
-import { gitBytesAsync } from '../repo/git.js';
+import { gitBytesAsync, LIST_WORKTREE_FILES } from '../repo/git.js';
 import type { ParsedFile } from './context.js';
 import { factsOf } from './languages/index.js';
 import { languageForPath, loadLanguages, parse, type LanguageId } from './parse/treesitter.js';
@@ -111,7 +111,7 @@ export function languagesOf(paths: Iterable<string>): LanguageId[] {
 
 /** The files git lists in `root`, tracked and untracked, not ignored (as the analyzer's searches see them). */
 export async function repositoryFiles(root: string): Promise<string[]> {
-  const listing = await gitBytesAsync(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
+  const listing = await gitBytesAsync(root, LIST_WORKTREE_FILES);
   return listing.toString('utf8').split('\0').filter(Boolean);
 }
 

@@ -23,7 +23,7 @@ import { blake3, type Digest } from '../core/digest.js';
 import { REPO } from '../core/limits.js';
 import { digestGitDir, gitBlobId, registerBase, type BaseEntry, type Checkout, type CheckoutPurpose, type SkippedPath } from './checkout-base.js';
 import { processAlive } from '../core/process.js';
-import { git, gitBytes, RepoError } from './git.js';
+import { git, gitBytes, LIST_WORKTREE_FILES, RepoError } from './git.js';
 import { lstatBelow, normalizeRelativePath } from './paths.js';
 import { captureSnapshot, splitNul, type Snapshot } from './snapshot.js';
 
@@ -59,7 +59,7 @@ function copyWorkTree(top: string, dir: string): { copied: Map<string, CopiedEnt
     madeDirs.add(parent);
   };
   const links: { rel: string; target: Buffer }[] = [];
-  const listing = gitBytes(top, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
+  const listing = gitBytes(top, LIST_WORKTREE_FILES);
   for (const raw of new Set(splitNul(listing).map((b) => b.toString('latin1')))) {
     const bytes = Buffer.from(raw, 'latin1');
     const text = decodeName(bytes);

@@ -15,6 +15,9 @@ export class RepoError extends Error {
   }
 }
 
+/** git's listing of a worktree's files: tracked and untracked, not ignored, NUL-separated (what the analyzer's searches and a checkout see). */
+export const LIST_WORKTREE_FILES: readonly string[] = ['ls-files', '-z', '--cached', '--others', '--exclude-standard'];
+
 export interface GitOptions {
   readonly input?: Buffer | string;
   /** Exit codes that count as success (default [0]); e.g. [0, 1] for `rev-parse --verify -q`. */

@@ -2,7 +2,9 @@
 // (evidence/analyzer-thread.ts): same analysis, same identity, same output as
 // in process, but its synchronous work (parsing, queries, the flow trace)
 // no longer holds up the server's event loop, and the thread readies the
-// analyzer (grammars, compiled queries) before the first need that misses.
+// analyzer (grammars, compiled queries) before the first need that misses,
+// then indexes the repository's facts (evidence/fact-index.ts) while no run
+// is going on.
 //
 // The thread starts when the server says so (`startWhen`: once it has been
 // quiet, mcp/quiet.ts) and no run is going on in process: until it is there,
@@ -41,9 +43,9 @@ interface Pending {
 
 /** What a server gives its analyzer thread. */
 export interface AnalyzerThreadSetup {
-  /** The repository whose languages the thread readies. */
+  /** The repository whose languages the thread readies and whose files' facts it indexes. */
   readonly root: string;
-  /** Where the thread's notes go (ready, not readied, stopped). */
+  /** Where the thread's notes go (ready, not readied, indexed, stopped, no git helper). */
   readonly log: (line: string) => void;
   /** Calls its argument when the thread may start (at most once). */
   readonly startWhen: (start: () => void) => void;

@@ -174,6 +174,16 @@ export const FACT_INDEX = {
   maxFileBytes: 256 * 1024,
 } as const;
 
+/**
+ * The worktree's searchable text held by the analyzer thread
+ * (evidence/worktree-texts.ts); over either bound its searches run git grep.
+ */
+export const WORKTREE_TEXTS = {
+  /** Each need stats every searchable file: past this many, one git grep walk is cheaper. */
+  maxFiles: 20_000,
+  maxBytes: 32 * 1024 * 1024,
+} as const;
+
 /** The shell that starts git for the analyzer thread (repo/git-helper.ts). */
 export const GIT_HELPER = {
   /** Longest wait for the shell to come up; git is started directly when it does not. */

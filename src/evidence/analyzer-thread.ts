@@ -8,13 +8,14 @@
 // repository's files (evidence/fact-index.ts) whenever no run is going on,
 // so that a cold need parses only the files whose trees it uses.
 import { parentPort, workerData } from 'node:worker_threads';
-import { gitEnvironment, runGitThrough } from '../repo/git.js';
+import { gitBytes, gitEnvironment, runGitThrough } from '../repo/git.js';
 import { startGitHelper } from '../repo/git-helper.js';
 import { buildFactIndex, FactIndex, indexOrder } from './fact-index.js';
 import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
 import type { FromAnalyzer, ThreadData, ToAnalyzer } from './thread-protocol.js';
+import { LIST_SEARCHED_FILES, WorktreeTexts } from './worktree-texts.js';
 
 const port = parentPort;
 if (!port) throw new Error('analyzer-thread.js runs as a worker thread of needle mcp serve');
@@ -30,7 +31,8 @@ function stage(id: number, s: Extract<FromAnalyzer, { kind: 'stage' }>['stage'])
   Atomics.wait(ack, 0, 0, stageAckMs);
 }
 const index = new FactIndex();
-const worker = createStaticWorker(index);
+const texts = new WorktreeTexts();
+const worker = createStaticWorker(index, texts);
 const running = new Map<number, AbortController>();
 /** Runs wait for the rehearsal: both need the main thread of this isolate, and it loads what they would. */
 let ready: Promise<void> = Promise.resolve();
@@ -63,6 +65,20 @@ async function prepare(root: string): Promise<string[] | null> {
     // A run loads what it needs itself; readying was only ahead of time.
     post({ kind: 'prepare-failed', message: (e as Error).message });
     return null;
+  }
+}
+
+/** Reads the worktree's searchable text ahead of the first need (evidence/worktree-texts.ts). */
+async function holdTexts(root: string): Promise<void> {
+  const started = performance.now();
+  try {
+    const listing = gitBytes(root, LIST_SEARCHED_FILES, { okCodes: [0, 1] }).toString('utf8').split('\0').filter(Boolean);
+    await texts.fill(root, listing, betweenFiles);
+    if (texts.disabled) post({ kind: 'note', message: `worktree text not held (${texts.disabled}); searches run git grep` });
+    else post({ kind: 'note', message: `holds the text of ${texts.files} files (${(texts.bytes / 1024 / 1024).toFixed(1)} MB) in ${Math.round(performance.now() - started)} ms` });
+  } catch (e) {
+    // Each need lists and reads what it searches itself.
+    post({ kind: 'note', message: `worktree text not read ahead: ${(e as Error).message}` });
   }
 }
 
@@ -107,7 +123,10 @@ port.on('message', (m: ToAnalyzer) => {
     case 'prepare': {
       const prepared = prepare(m.root);
       ready = prepared.then(() => undefined);
-      void prepared.then((files) => (files ? indexFacts(m.root, files) : undefined));
+      void prepared.then(async (files) => {
+        await holdTexts(m.root);
+        if (files) await indexFacts(m.root, files);
+      });
       break;
     }
     case 'run':

@@ -12,6 +12,7 @@ import { absentOrThrow } from '../repo/unreadable.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
 import { factsOf, type FileFacts } from './languages/index.js';
 import type { FactIndex } from './fact-index.js';
+import { LIST_SEARCHED_FILES, type SearchableTexts, type WorktreeTexts } from './worktree-texts.js';
 
 export interface GrepMatch {
   readonly path: string;
@@ -61,13 +62,19 @@ export class AnalysisContext {
   /** git grep runs, each a walk of the whole repository (tests and benchmarks). */
   walks = 0;
 
+  /** This analysis's searchable texts (undefined: not asked for yet). */
+  private searchable: SearchableTexts | null | undefined;
+
   /**
    * `index`: facts of files already extracted ahead of time (evidence/fact-index.ts),
-   * served by facts() for the very bytes read here.
+   * served by facts() for the very bytes read here. `texts`: the worktree's
+   * searchable text held in memory (evidence/worktree-texts.ts), which answers
+   * fixed-string searches after one listing walk.
    */
   constructor(
     readonly root: string,
     private readonly index: FactIndex | null = null,
+    private readonly held: WorktreeTexts | null = null,
   ) {}
 
   // The one scrubbed git runner: no inherited GIT_* (a GIT_DIR or
@@ -138,6 +145,16 @@ export class AnalysisContext {
   }
 
   private runGrep(patterns: readonly string[], opts: GrepOptions, max: number): { matches: GrepMatch[]; truncated: boolean } {
+    // Fixed strings, case-sensitive, in every file or in `*.ext` files: from
+    // the held texts when there are some, from the analysis's second walk on.
+    // Listing what git searches costs about one walk, and most needs walk
+    // once (the subject's superset search), so the first walk stays git's.
+    // (A pattern git would split at a newline, or one holding the replacement
+    // character a held text may carry for bytes that are not UTF-8, goes to git.)
+    const suffixes = suffixPathspecs(opts.pathspecs);
+    const plain = !opts.regex && !opts.ignoreCase && suffixes !== null && patterns.every((p) => p.length > 0 && !p.includes('\n') && !p.includes('\uFFFD'));
+    const texts = plain && this.walks > 0 ? this.searchableTexts() : null;
+    if (texts && suffixes) return texts.search(patterns, fixedTest(patterns, opts.word === true), suffixes, max);
     this.walks++;
     const args = ['grep', '--untracked', '-n', '-I', '--no-color', '--full-name', '-z'];
     args.push(opts.regex ? '-E' : '-F');
@@ -156,6 +173,25 @@ export class AnalysisContext {
       if (out.length >= max) return { matches: out, truncated: true };
     }
     return { matches: out, truncated: false };
+  }
+
+  /** The held texts of the files git grep would search now: one listing walk per analysis. */
+  private searchableTexts(): SearchableTexts | null {
+    if (this.searchable !== undefined) return this.searchable;
+    this.searchable = null;
+    if (!this.held?.serves(this.root)) return null;
+    let listing: string[];
+    try {
+      this.walks++;
+      listing = this.git([...LIST_SEARCHED_FILES], [0, 1]).split('\0').filter(Boolean);
+    } catch {
+      return null; // the search itself runs git, and reports what fails
+    }
+    // A path that is not UTF-8 cannot be opened under its decoded name: git searches it.
+    if (listing.some((p) => p.includes('\uFFFD'))) return null;
+    const texts = this.held.current(this.root, listing);
+    this.searchable = texts;
+    return texts;
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Obligation } from '../core/need.js';
 import type { Worker, WorkerInput, WorkerOutput } from '../core/worker.js';
 import { AnalysisContext } from './context.js';
 import type { FactIndex } from './fact-index.js';
+import type { WorktreeTexts } from './worktree-texts.js';
 import { findFocusedTests } from './tests/find.js';
 import { subjectSpellings } from './flow/spellings.js';
 import { traceFlow } from './flow/trace.js';
@@ -30,10 +31,10 @@ const followsValue = (kind: string): boolean => kind === 'cli_option' || kind ==
 
 const has = (missing: readonly Obligation[], p: Obligation['predicate']): boolean => missing.some((o) => o.predicate === p);
 
-async function run(input: WorkerInput, index: FactIndex | null): Promise<WorkerOutput> {
+async function run(input: WorkerInput, index: FactIndex | null, texts: WorktreeTexts | null): Promise<WorkerOutput> {
   if (input.signal.aborted) throw abortError(input.signal, 'static worker aborted');
   await loadLanguages();
-  const ctx = new AnalysisContext(input.root, index);
+  const ctx = new AnalysisContext(input.root, index, texts);
   const subject = { kind: input.need.subject.kind, name: input.need.subject.name };
   // One walk of the repository for the subject's spellings; the locate, trace
   // and test searches for them are answered from its lines.
@@ -103,9 +104,9 @@ async function run(input: WorkerInput, index: FactIndex | null): Promise<WorkerO
 }
 
 /**
- * `index`: facts extracted ahead of time (the analyzer thread's); the output
- * is the same with or without it, only sooner.
+ * `index`, `texts`: facts extracted and worktree text held ahead of time (the
+ * analyzer thread's); the output is the same with or without them, only sooner.
  */
-export function createStaticWorker(index: FactIndex | null = null): Worker {
-  return { name: 'static', countsAgainstLimit: false, run: (input) => run(input, index) };
+export function createStaticWorker(index: FactIndex | null = null, texts: WorktreeTexts | null = null): Worker {
+  return { name: 'static', countsAgainstLimit: false, run: (input) => run(input, index, texts) };
 }

@@ -14,6 +14,8 @@ import { buildFactIndex, FactIndex, indexOrder } from '../../src/evidence/fact-i
 import { factsOf } from '../../src/evidence/languages/index.js';
 import { languageForPath, loadLanguages, parse } from '../../src/evidence/parse/treesitter.js';
 import { createStaticWorker } from '../../src/evidence/static-worker.js';
+import { LIST_SEARCHED_FILES, WorktreeTexts } from '../../src/evidence/worktree-texts.js';
+import { gitBytes } from '../../src/repo/git.js';
 import { createFixtureRepo, createRepo, type FixtureLanguage } from './fixtures/repos.js';
 
 const LANGUAGES: FixtureLanguage[] = ['typescript', 'python', 'go', 'rust'];
@@ -118,7 +120,14 @@ describe('the fact index', () => {
   });
 });
 
-describe('the static worker with a fact index', () => {
+/** The worktree's searchable text, held as the analyzer thread holds it (evidence/worktree-texts.ts). */
+async function heldTexts(root: string): Promise<WorktreeTexts> {
+  const texts = new WorktreeTexts();
+  await texts.fill(root, gitBytes(root, LIST_SEARCHED_FILES, { okCodes: [0, 1] }).toString('utf8').split('\0').filter(Boolean), noPause);
+  return texts;
+}
+
+describe('the static worker with a fact index and held worktree text', () => {
   /** Needs on every definition of the fixture, and on its option and key, over every route. */
   function needsOf(root: string): { kind: SubjectKind; name: string; route: RouteId }[] {
     const names = new Set<string>();
@@ -133,11 +142,11 @@ describe('the static worker with a fact index', () => {
     ];
   }
 
-  it.each(LANGUAGES)('answers every need on the %s fixture exactly as without it', async (language) => {
+  it.each(LANGUAGES)('answers every need on the %s fixture exactly as without them', async (language) => {
     const root = createFixtureRepo(language);
     const index = await indexed(root);
     const plain = createStaticWorker();
-    const withIndex = createStaticWorker(index);
+    const withIndex = createStaticWorker(index, await heldTexts(root));
     const needs = needsOf(root);
     expect(needs.length).toBeGreaterThan(10);
     for (const { kind, name, route } of needs) {

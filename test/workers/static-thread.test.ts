@@ -66,14 +66,15 @@ describe('the static analyzer thread', () => {
     expect(stagesThere).toEqual(stagesHere);
   }, 60_000);
 
-  it('then indexes the repository’s facts, says so in one line, and answers as in process from them', async () => {
+  it('then holds the worktree’s text and indexes its facts, says so in a line each, and answers as in process from them', async () => {
     const here = await createStaticWorker().run(input([]));
     const { worker, lines } = threaded(ENTRY, true);
     // The first run arrives while the thread indexes: indexing waits for it.
     expect(await worker.run(input([]))).toEqual(here);
-    await expect.poll(() => lines.length, { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => lines.length, { timeout: 30_000 }).toBe(3);
     expect(lines[0]).toMatch(/^static analyzer ready \(typescript\) in \d+ ms$/);
-    expect(lines[1]).toMatch(/^static analyzer indexed [1-9]\d* files \(\d+\.\d MB\) in \d+ ms$/);
+    expect(lines[1]).toMatch(/^static analyzer: holds the text of [1-9]\d* files \(\d+\.\d MB\) in \d+ ms$/);
+    expect(lines[2]).toMatch(/^static analyzer indexed [1-9]\d* files \(\d+\.\d MB\) in \d+ ms$/);
     expect(await worker.run(input([]))).toEqual(here);
   }, 60_000);
 

@@ -36,6 +36,12 @@ export interface WorkerInput {
   readonly root: string;
   readonly covered: readonly CoveredEvidence[];
   readonly deadline: number;
+  /**
+   * The source snapshot digest taken just before this run (SPEC §9), when the
+   * resolver took one: what a worker derived from git for an earlier run on
+   * the same snapshot still holds (evidence/worktree-texts.ts).
+   */
+  readonly snapshot?: Digest | null;
   readonly signal: AbortSignal;
   readonly onProgress?: (message: string) => void;
   /** ResolveOptions.onStage, for the stages a worker runs itself. */

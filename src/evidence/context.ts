@@ -65,17 +65,27 @@ export class AnalysisContext {
   /** This analysis's searchable texts (undefined: not asked for yet). */
   private searchable: SearchableTexts | null | undefined;
 
+  private readonly index: FactIndex | null;
+  private readonly held: WorktreeTexts | null;
+  private readonly snapshot: Digest | null;
+
   /**
-   * `index`: facts of files already extracted ahead of time (evidence/fact-index.ts),
-   * served by facts() for the very bytes read here. `texts`: the worktree's
-   * searchable text held in memory (evidence/worktree-texts.ts), which answers
-   * fixed-string searches after one listing walk.
+   * `prepared.facts`: facts of files extracted ahead of time
+   * (evidence/fact-index.ts), served by facts() for the very bytes read here.
+   * `prepared.texts`: the worktree's searchable text held in memory
+   * (evidence/worktree-texts.ts), which answers fixed-string searches.
+   * `prepared.snapshot`: the source snapshot the analysis runs on, when the
+   * resolver took it: git's listing of an earlier analysis of the same
+   * snapshot is reused.
    */
   constructor(
     readonly root: string,
-    private readonly index: FactIndex | null = null,
-    private readonly held: WorktreeTexts | null = null,
-  ) {}
+    prepared: { readonly facts?: FactIndex | null; readonly texts?: WorktreeTexts | null; readonly snapshot?: Digest | null } = {},
+  ) {
+    this.index = prepared.facts ?? null;
+    this.held = prepared.texts ?? null;
+    this.snapshot = prepared.snapshot ?? null;
+  }
 
   // The one scrubbed git runner: no inherited GIT_* (a GIT_DIR or
   // GIT_WORK_TREE in the caller's environment cannot redirect the search),
@@ -146,14 +156,16 @@ export class AnalysisContext {
 
   private runGrep(patterns: readonly string[], opts: GrepOptions, max: number): { matches: GrepMatch[]; truncated: boolean } {
     // Fixed strings, case-sensitive, in every file or in `*.ext` files: from
-    // the held texts when there are some, from the analysis's second walk on.
-    // Listing what git searches costs about one walk, and most needs walk
-    // once (the subject's superset search), so the first walk stays git's.
-    // (A pattern git would split at a newline, or one holding the replacement
-    // character a held text may carry for bytes that are not UTF-8, goes to git.)
+    // the held texts when there are some. Their listing costs about one walk:
+    // an analysis of a known snapshot takes it at once (later analyses of the
+    // same snapshot reuse it and walk nothing); one without a snapshot only
+    // from its second walk on, since most needs walk once (the subject's
+    // superset search). A pattern git would split at a newline, or one holding
+    // the replacement character a held text may carry for bytes that are not
+    // UTF-8, goes to git.
     const suffixes = suffixPathspecs(opts.pathspecs);
     const plain = !opts.regex && !opts.ignoreCase && suffixes !== null && patterns.every((p) => p.length > 0 && !p.includes('\n') && !p.includes('\uFFFD'));
-    const texts = plain && this.walks > 0 ? this.searchableTexts() : null;
+    const texts = plain && (this.snapshot !== null || this.walks > 0) ? this.searchableTexts() : null;
     if (texts && suffixes) return texts.search(patterns, fixedTest(patterns, opts.word === true), suffixes, max);
     this.walks++;
     const args = ['grep', '--untracked', '-n', '-I', '--no-color', '--full-name', '-z'];
@@ -175,21 +187,33 @@ export class AnalysisContext {
     return { matches: out, truncated: false };
   }
 
-  /** The held texts of the files git grep would search now: one listing walk per analysis. */
+  /** git's listing of this snapshot from an earlier analysis, when it still holds. */
+  private knownListing(): readonly string[] | null {
+    return this.snapshot && this.held ? this.held.listingAt(this.root, this.snapshot) : null;
+  }
+
+  /** The held texts of the files git grep would search now: at most one listing walk per analysis. */
   private searchableTexts(): SearchableTexts | null {
     if (this.searchable !== undefined) return this.searchable;
     this.searchable = null;
-    if (!this.held?.serves(this.root)) return null;
-    let listing: string[];
-    try {
-      this.walks++;
-      listing = this.git([...LIST_SEARCHED_FILES], [0, 1]).split('\0').filter(Boolean);
-    } catch {
-      return null; // the search itself runs git, and reports what fails
+    const held = this.held;
+    if (!held?.serves(this.root)) return null;
+    let listing = this.knownListing();
+    if (!listing) {
+      const settings = this.snapshot ? held.settingsNow(this.root) : null;
+      let listed: string[];
+      try {
+        this.walks++;
+        listed = this.git([...LIST_SEARCHED_FILES], [0, 1]).split('\0').filter(Boolean);
+      } catch {
+        return null; // the search itself runs git, and reports what fails
+      }
+      // A path that is not UTF-8 cannot be opened under its decoded name: git searches it.
+      if (listed.some((p) => p.includes('\uFFFD'))) return null;
+      if (this.snapshot && settings !== null) held.rememberListing(this.root, this.snapshot, settings, listed);
+      listing = listed;
     }
-    // A path that is not UTF-8 cannot be opened under its decoded name: git searches it.
-    if (listing.some((p) => p.includes('\uFFFD'))) return null;
-    const texts = this.held.current(this.root, listing);
+    const texts = held.current(this.root, listing);
     this.searchable = texts;
     return texts;
   }

@@ -34,7 +34,7 @@ const has = (missing: readonly Obligation[], p: Obligation['predicate']): boolea
 async function run(input: WorkerInput, index: FactIndex | null, texts: WorktreeTexts | null): Promise<WorkerOutput> {
   if (input.signal.aborted) throw abortError(input.signal, 'static worker aborted');
   await loadLanguages();
-  const ctx = new AnalysisContext(input.root, index, texts);
+  const ctx = new AnalysisContext(input.root, { facts: index, texts, snapshot: input.snapshot ?? null });
   const subject = { kind: input.need.subject.kind, name: input.need.subject.name };
   // One walk of the repository for the subject's spellings; the locate, trace
   // and test searches for them are answered from its lines.

@@ -18,6 +18,7 @@
 import { lstatSync, readFileSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { EVIDENCE_STORE, WORKTREE_TEXTS } from '../core/limits.js';
+import { gitSettingsFiles, settingsState } from '../repo/git-settings.js';
 import type { GrepMatch } from './context.js';
 import type { LineTest } from './grep-derive.js';
 
@@ -106,6 +107,10 @@ export class WorktreeTexts {
   private root: string | null = null;
   /** Files read (not vouched for by their stat), for tests. */
   reads = 0;
+  /** Where git's settings for the held worktree come from (repo/git-settings.ts); null: not known, no listing is reused. */
+  private settingsFiles: readonly string[] | null = null;
+  /** git's listing for one source snapshot, and the state of its settings then. */
+  private listed: { readonly snapshot: string; readonly settings: string; readonly paths: readonly string[] } | null = null;
 
   /** `clock`: wall-clock ms, compared with file times (tests move it). */
   constructor(
@@ -158,11 +163,47 @@ export class WorktreeTexts {
   async fill(root: string, listing: readonly string[], between: () => Promise<void>): Promise<void> {
     this.root ??= root;
     if (root !== this.root || !this.admits(listing.length)) return;
+    try {
+      this.settingsFiles = gitSettingsFiles(root);
+    } catch {
+      this.settingsFiles = null; // every analysis lists the files itself
+    }
     for (const path of listing) {
       await between();
       this.fresh(root, path);
       if (this.givenUp) return;
     }
+  }
+
+  /**
+   * git's listing of the searchable files as it was for source snapshot
+   * `snapshot` (SPEC §9: HEAD, the index, every change and untracked file
+   * with its bytes), when git's settings from outside the worktree are as
+   * they were then: the same snapshot under the same settings lists the same
+   * files. Null otherwise (the caller lists them).
+   */
+  listingAt(root: string, snapshot: string): readonly string[] | null {
+    if (!this.listed || this.listed.snapshot !== snapshot || !this.serves(root) || !this.settingsFiles) return null;
+    return settingsState(this.settingsFiles, this.clock()) === this.listed.settings ? this.listed.paths : null;
+  }
+
+  /**
+   * The state of git's settings now, taken before a listing that
+   * rememberListing() may keep: a change after it then shows as a different
+   * state. Null when no listing can be kept.
+   */
+  settingsNow(root: string): string | null {
+    return this.serves(root) && this.settingsFiles ? settingsState(this.settingsFiles, this.clock()) : null;
+  }
+
+  /**
+   * Keeps git's listing for later analyses of source snapshot `snapshot`
+   * (taken before the listing, as `settings` was). A worktree that changed
+   * between the two has another snapshot from then on, so the listing is
+   * only reused if the worktree comes back to exactly `snapshot`.
+   */
+  rememberListing(root: string, snapshot: string, settings: string, paths: readonly string[]): void {
+    if (this.serves(root)) this.listed = { snapshot, settings, paths };
   }
 
   private admits(files: number): boolean {
@@ -172,6 +213,7 @@ export class WorktreeTexts {
 
   private giveUp(why: string): void {
     this.givenUp = why;
+    this.listed = null;
     this.held.clear();
     this.heldBytes = 0;
   }

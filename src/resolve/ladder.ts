@@ -292,6 +292,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
         root: input.root,
         covered: [...covered],
         deadline,
+        snapshot: before,
         signal: opts.signal,
         onProgress: opts.onProgress ? (message) => opts.onProgress!({ progress: index, total: input.explorers.length, message }) : undefined,
         ...(opts.onStage ? { onStage: opts.onStage } : {}),

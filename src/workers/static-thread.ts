@@ -154,7 +154,7 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
   const inThread = (t: Thread, input: WorkerInput): Promise<WorkerOutput> => {
     if (input.signal.aborted) return Promise.reject(abortError(input.signal, 'static worker aborted'));
     const id = nextId++;
-    const { need, missing, root, covered, deadline } = input;
+    const { need, missing, root, covered, deadline, snapshot } = input;
     return new Promise<WorkerOutput>((resolve, reject) => {
       // A cancel answers at once; the thread stops at its next checkpoint.
       const onAbort = (): void => {
@@ -169,7 +169,7 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
         reject: (e) => (settled(), reject(e)),
       });
       input.signal.addEventListener('abort', onAbort, { once: true });
-      t.postMessage({ kind: 'run', id, input: { need, missing, root, covered, deadline } } satisfies ToAnalyzer);
+      t.postMessage({ kind: 'run', id, input: { need, missing, root, covered, deadline, snapshot } } satisfies ToAnalyzer);
     });
   };
 

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { blake3 } from '../../src/core/digest.js';
+import { blake3, type Digest } from '../../src/core/digest.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
 import type { RouteId, SubjectKind } from '../../src/core/semantic.js';
 import { AnalysisContext } from '../../src/evidence/context.js';
@@ -78,7 +78,7 @@ describe('the fact index', () => {
     const path = listed(root).find((p) => p.endsWith('.ts') && !p.includes('test'))!;
     const before = blake3(readFileSync(join(root, path)));
     appendFileSync(join(root, path), '\nexport function addedAfterIndexing(): number {\n  return 1;\n}\n');
-    const ctx = new AnalysisContext(root, index);
+    const ctx = new AnalysisContext(root, { facts: index });
     try {
       const facts = ctx.facts(path)!;
       expect(facts.definitions.map((d) => d.name)).toContain('addedAfterIndexing');
@@ -120,6 +120,8 @@ describe('the fact index', () => {
   });
 });
 
+const SNAPSHOT: Digest = `b3:${'5'.repeat(64)}`;
+
 /** The worktree's searchable text, held as the analyzer thread holds it (evidence/worktree-texts.ts). */
 async function heldTexts(root: string): Promise<WorktreeTexts> {
   const texts = new WorktreeTexts();
@@ -151,7 +153,8 @@ describe('the static worker with a fact index and held worktree text', () => {
     expect(needs.length).toBeGreaterThan(10);
     for (const { kind, name, route } of needs) {
       const need = compileNeed({ route, subject: { kind, name }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'index check' }, lineageDigest(['0'.repeat(40)]));
-      const input = () => ({ need, missing: [...need.required, ...need.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+      // One snapshot for every need: the held texts' listing is taken once and reused.
+      const input = () => ({ need, missing: [...need.required, ...need.preferred], root, covered: [], deadline: Date.now() + 60_000, snapshot: SNAPSHOT, signal: new AbortController().signal });
       expect(await withIndex.run(input()), `${route} ${kind} ${name}`).toEqual(await plain.run(input()));
     }
   }, 120_000);

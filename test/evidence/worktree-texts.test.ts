@@ -6,12 +6,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Digest } from '../../src/core/digest.js';
 import { AnalysisContext, type GrepOptions } from '../../src/evidence/context.js';
 import { LIST_SEARCHED_FILES, vouches, WorktreeTexts, type StatSignature } from '../../src/evidence/worktree-texts.js';
 import { gitBytes } from '../../src/repo/git.js';
 import { createRepo } from './fixtures/repos.js';
 
 const noPause = async (): Promise<void> => {};
+// Source snapshot digests as the resolver hands them to a run (the analysis only compares them).
+const S1: Digest = `b3:${'1'.repeat(64)}`;
+const S2: Digest = `b3:${'2'.repeat(64)}`;
 
 /** A worktree holding what git grep --untracked treats specially. */
 function quirkyRepo(): string {
@@ -56,9 +60,12 @@ const QUERIES: [string[], GrepOptions][] = [
   [['no such text'], {}],
 ];
 
-/** Every query's lines from git, and from the held texts after the analysis's first walk. */
-function answers(root: string, texts: WorktreeTexts | null): { results: unknown[]; walks: number } {
-  const ctx = new AnalysisContext(root, null, texts);
+/**
+ * Every query's lines from git, and from the held texts: of an analysis
+ * without a snapshot after its first walk, of one with a snapshot at once.
+ */
+function answers(root: string, texts: WorktreeTexts | null, snapshot: Digest | null = null): { results: unknown[]; walks: number } {
+  const ctx = new AnalysisContext(root, { texts, snapshot });
   // The first walk is always git's (evidence/context.ts); the rest may be held texts'.
   ctx.grep(['first walk'], {});
   const results = QUERIES.map(([patterns, opts]) => ctx.grep(patterns, opts));
@@ -137,6 +144,32 @@ describe('held worktree texts', () => {
     expect(vouches(s, s, 1_000_000 + 2_000)).toBe(false);
     const ctimeLater = { ...s, ctimeNs: 1_001_500_000_000n };
     expect(vouches(ctimeLater, ctimeLater, 1_001_500 + 1_999)).toBe(false);
+  });
+
+  it('reuse git’s listing for later analyses of the same snapshot while git’s settings outside the worktree stay as they were', async () => {
+    const root = quirkyRepo();
+    const texts = await filled(root, undefined, aMinuteAhead);
+    const git = answers(root, null);
+    // The first analysis of a snapshot lists the files (its only walk); later ones of it walk nothing.
+    expect(answers(root, texts, S1)).toEqual({ results: git.results, walks: 1 });
+    expect(answers(root, texts, S1)).toEqual({ results: git.results, walks: 0 });
+    expect(answers(root, texts, S2).walks).toBe(1);
+    expect(answers(root, texts, S2).walks).toBe(0);
+    // Attributes from .git/info are not part of the snapshot, yet change what git searches.
+    writeFileSync(join(root, '.git', 'info', 'attributes'), 'src/app.ts binary\n');
+    const after = answers(root, null);
+    expect(after.results).not.toEqual(git.results);
+    expect(answers(root, texts, S2)).toEqual({ results: after.results, walks: 1 });
+    expect(answers(root, texts, S2)).toEqual({ results: after.results, walks: 0 });
+    // Without a snapshot nothing is reused.
+    expect(answers(root, texts).walks).toBe(2);
+  });
+
+  it('keep no listing when a settings file was written within the racy window', async () => {
+    const root = quirkyRepo();
+    const texts = await filled(root);
+    expect(answers(root, texts, S1).walks).toBe(1);
+    expect(answers(root, texts, S1).walks).toBe(1);
   });
 
   it('step aside past their bounds, for good, and git answers the searches', async () => {

@@ -12,6 +12,7 @@ import type { Worker } from '../../src/core/worker.js';
 import type { CompiledNeed } from '../../src/core/need.js';
 import { projectNeedResult } from '../../src/mcp/result.js';
 import { buildExplorers } from '../../src/workers/explorers.js';
+import { captureSnapshot } from '../../src/repo/snapshot.js';
 import { citing, harness, makeRepo, need, options, scriptedWorker, type Harness, type Repo } from './fixture.js';
 import { LEVELS, LEVELS_TEST, levelsNeed, PARSE_LEVEL, TWO_SETTINGS } from './negative-fixture.js';
 
@@ -25,14 +26,17 @@ afterEach(() => {
 });
 
 /** The real static worker as a session builds it, recording which obligations each run was asked for. */
-function staticWorker(h: Harness, dataDir: string): Worker & { runs: string[][] } {
+function staticWorker(h: Harness, dataDir: string): Worker & { runs: string[][]; snapshots: (string | null | undefined)[] } {
   const [real] = buildExplorers(BUILTIN_LOCAL_PROFILE, { dataDir, db: h.db, sandbox: NO_SANDBOX });
   const runs: string[][] = [];
+  const snapshots: (string | null | undefined)[] = [];
   return {
     ...real!,
     runs,
+    snapshots,
     run(input) {
       runs.push(input.missing.map((o) => o.predicate));
+      snapshots.push(input.snapshot);
       return real!.run(input);
     },
   };
@@ -109,6 +113,10 @@ describe('a partial answer from the static worker', () => {
     expect(found.context).toContain("focused test: npx vitest run test/levels.test.ts -t 'parseLevel falls back to info for unknown names'");
     // The location certified before was reused; the worker was asked for the test only.
     expect(worker.runs).toEqual([['implementation_location', 'focused_tests'], ['focused_tests']]);
+    // Each run was told the source snapshot it ran on: the new file made it another one.
+    expect(worker.snapshots).toEqual([expect.stringMatching(/^b3:[0-9a-f]{64}$/), expect.stringMatching(/^b3:[0-9a-f]{64}$/)]);
+    expect(worker.snapshots[1]).not.toBe(worker.snapshots[0]);
+    expect(worker.snapshots[1]).toBe(captureSnapshot(repo.root).sourceDigest);
   });
 
   it('is recomputed after an edit to a tracked file it never read, while the certified location stays served', async () => {

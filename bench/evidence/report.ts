@@ -137,7 +137,7 @@ export interface ServerColdRow {
 /** Cold needs of a server whose analyzer thread has indexed the repository, over stdio, against git grep. */
 export function serverColdTable(rows: readonly ServerColdRow[]): string {
   const lines = [
-    '| repository | the server said | that line after `initialize` p50 | server\'s first need (locate, another subject) p50 | route | cold need, request → reply p50 (n) | ÷ `git grep` p50 | outcome |',
+    '| repository | the server said | its last line after `initialize` p50 | server\'s first need (locate, another subject) p50 | route | cold need, request → reply p50 (n) | ÷ `git grep` p50 | outcome |',
     '|---|---|---:|---:|---|---:|---:|---|',
   ];
   for (const row of rows) {
@@ -147,7 +147,7 @@ export function serverColdTable(rows: readonly ServerColdRow[]): string {
       continue;
     }
     for (const [i, m] of r.routes.entries()) {
-      const lead = i === 0 ? [row.repository, r.indexed, ms(r.indexedAfter.p50), `${ms(r.first.p50)} (\`${row.firstSubject}\`)`] : ['', '', '', ''];
+      const lead = i === 0 ? [row.repository, `${r.indexed}; then ${r.warmedUp}`, ms(r.indexedAfter.p50), `${ms(r.first.p50)} (\`${row.firstSubject}\`)`] : ['', '', '', ''];
       const over = row.grepP50 === null ? 'n/a' : ratio(m.cold.p50, row.grepP50);
       lines.push(`| ${[...lead, `${m.route} ${row.subject}`, `${ms(m.cold.p50)} (${m.cold.n})`, over, m.status].join(' | ')} |`);
     }

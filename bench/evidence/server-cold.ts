@@ -1,10 +1,10 @@
 // Cold needs asked of a running server once its analyzer thread has indexed
-// the repository (evidence/fact-index.ts): the state a model's needs find a
-// server in after the first moments of a session. Each sample is its own
-// server on a fresh data directory: it waits for the "static analyzer
-// indexed" line, answers one need on another subject (its first need, whose
-// own cost is reported too: the server's code is not yet compiled by the JIT
-// then), then the measured need, which no certificate covers.
+// the repository (evidence/fact-index.ts) and the server has warmed up
+// (cli/warm-up.ts): the state a model's needs find a server in after the
+// first moments of a session. Each sample is its own server on a fresh data
+// directory: it waits for the "static analyzer indexed" and "warmed up"
+// lines, answers one need on another subject (its first need, whose own cost
+// is reported too), then the measured need, which no certificate covers.
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RouteId } from '../../src/core/semantic.js';
@@ -26,7 +26,9 @@ export interface ServerColdOptions {
 export interface ServerColdMeasurement {
   /** The server's own line, e.g. `static analyzer indexed 370 files (2.3 MB) in 1734 ms`. */
   readonly indexed: string;
-  /** From the `initialize` answer to that line. */
+  /** Its next, e.g. `warmed up on 5 of 5 needs about the repository's own code in 281 ms`. */
+  readonly warmedUp: string;
+  /** From the `initialize` answer to the warm-up's line. */
   readonly indexedAfter: Summary;
   /** Request → reply of each server's first need. */
   readonly first: Summary;
@@ -36,9 +38,11 @@ export interface ServerColdMeasurement {
 /** Bound on waiting for a server to index: a large repository takes seconds (FACT_INDEX bounds it). */
 const INDEXED_WITHIN_MS = 300_000;
 const INDEXED = /static analyzer (indexed|index stopped)/;
+const WARMED_UP = /warmed up on \d+ of \d+ needs|warm-up stopped/;
 
 export async function measureServerCold(o: ServerColdOptions): Promise<ServerColdMeasurement> {
   let indexed = '';
+  let warmedUp = '';
   const after: number[] = [];
   const first: number[] = [];
   const routes: { route: RouteId; cold: Summary; status: string }[] = [];
@@ -52,6 +56,7 @@ export async function measureServerCold(o: ServerColdOptions): Promise<ServerCol
       try {
         const t0 = performance.now();
         indexed = (await channel.waitForStderr(INDEXED, INDEXED_WITHIN_MS)).replace(/^needle: /, '');
+        warmedUp = (await channel.waitForStderr(WARMED_UP, INDEXED_WITHIN_MS)).replace(/^needle: /, '');
         after.push(performance.now() - t0);
         const warm = await channel.request(needCall({ route: 'locate.implementation', subject: o.firstSubject }, 1));
         outcomeOf(warm.reply);
@@ -65,5 +70,5 @@ export async function measureServerCold(o: ServerColdOptions): Promise<ServerCol
     }
     routes.push({ route, cold: summarize(cold), status });
   }
-  return { indexed, indexedAfter: summarize(after), first: summarize(first), routes };
+  return { indexed, warmedUp, indexedAfter: summarize(after), first: summarize(first), routes };
 }

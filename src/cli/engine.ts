@@ -19,6 +19,11 @@ import { TeamCacheConfigError, teamCacheFrom } from '../team/config.js';
 import { buildExplorers, runsRootOf } from '../workers/explorers.js';
 import { detectSandbox, type SandboxInfo } from '../workers/sandbox.js';
 import type { AnalyzerThreadSetup } from '../workers/static-thread.js';
+import type { Digest } from '../core/digest.js';
+import { ANALYZER_THREAD } from '../core/limits.js';
+import type { Worker } from '../core/worker.js';
+import type { SampleSubject } from '../evidence/fact-index.js';
+import { createWarmUp, type WarmUp } from './warm-up.js';
 
 export interface SessionParts {
   readonly db: Db;
@@ -44,6 +49,33 @@ function sandbox(): SandboxInfo {
 const NOT_PROBED: SandboxInfo = { bwrap: null, active: false, reason: 'not probed: the role profile runs no model worker' };
 
 export function createSessionEngine(p: SessionParts): Engine {
+  return buildSession(p).engine;
+}
+
+/**
+ * A server's engine, and its warm-up (cli/warm-up.ts), started once the
+ * analyzer thread has indexed the repository; null without an analyzer thread.
+ */
+export function createServerEngine(p: SessionParts & { readonly lineage: Digest }): { engine: Engine; warmUp: WarmUp | null } {
+  let warmUp: WarmUp | null = null;
+  const { engine, explorers } = buildSession(p, (samples) => warmUp?.start(samples));
+  // Explorers follow the profile's entries one to one.
+  const explorer = explorers[p.profile.explorer.findIndex((e) => e.adapter === 'static')];
+  if (p.analyzerThread && explorer) {
+    warmUp = createWarmUp({
+      repoRoot: p.repositoryRoot,
+      lineage: p.lineage,
+      profile: p.profile,
+      explorer,
+      ...(p.worktree ? { worktree: p.worktree } : {}),
+      log: p.analyzerThread.log,
+      quietMs: ANALYZER_THREAD.quietMs,
+    });
+  }
+  return { engine, warmUp };
+}
+
+function buildSession(p: SessionParts, onIndexed?: (samples: readonly SampleSubject[]) => void): { engine: Engine; explorers: readonly Worker[] } {
   // Probing bubblewrap spawns a process: done only when a model worker may need it.
   const modelWorkers = p.profile.explorer.some((e) => e.adapter !== 'static');
   const explorers = buildExplorers(p.profile, {
@@ -51,9 +83,10 @@ export function createSessionEngine(p: SessionParts): Engine {
     db: p.db,
     sandbox: modelWorkers ? sandbox() : NOT_PROBED,
     env: p.env,
-    ...(p.analyzerThread ? { analyzerThread: { root: p.repositoryRoot, ...p.analyzerThread } } : {}),
+    ...(p.analyzerThread ? { analyzerThread: { root: p.repositoryRoot, ...p.analyzerThread, ...(onIndexed ? { onIndexed } : {}) } } : {}),
   });
-  return createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.team ? { team: p.team } : {}), ...(p.worktree ? { worktree: p.worktree } : {}) });
+  const engine = createEngine({ db: p.db, repoRoot: p.repositoryRoot, explorers, profile: p.profile, ...(p.team ? { team: p.team } : {}), ...(p.worktree ? { worktree: p.worktree } : {}) });
+  return { engine, explorers };
 }
 
 /**

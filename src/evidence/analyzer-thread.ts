@@ -10,7 +10,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { gitBytes, gitEnvironment, runGitThrough } from '../repo/git.js';
 import { startGitHelper } from '../repo/git-helper.js';
-import { buildFactIndex, FactIndex, indexOrder } from './fact-index.js';
+import { buildFactIndex, FactIndex, indexOrder, sampleSubjects } from './fact-index.js';
 import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
@@ -86,7 +86,7 @@ async function indexFacts(root: string, files: readonly string[]): Promise<void>
   const started = performance.now();
   try {
     const built = await buildFactIndex(root, indexOrder(files), index, betweenFiles);
-    post({ kind: 'indexed', ...built, ms: performance.now() - started });
+    post({ kind: 'indexed', ...built, ms: performance.now() - started, samples: sampleSubjects(index) });
   } catch (e) {
     // Whatever was indexed stays; a resolution parses the rest itself.
     post({ kind: 'index-failed', files: index.size, message: (e as Error).message });

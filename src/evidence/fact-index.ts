@@ -30,6 +30,39 @@ export class FactIndex {
   get size(): number {
     return this.entries.size;
   }
+
+  /** The facts held, in the order they were indexed. */
+  held(): Iterable<[string, FileFacts]> {
+    return [...this.entries].map(([path, e]) => [path, e.facts] as [string, FileFacts]);
+  }
+}
+
+/** A subject of the repository's own code, for a warm-up need (cli/warm-up.ts). */
+export interface SampleSubject {
+  readonly kind: 'symbol' | 'cli_option' | 'configuration_key';
+  readonly name: string;
+}
+
+/**
+ * Up to one function, one command-line option and one configuration key
+ * declared outside tests, the first the index holds of each (code is indexed
+ * before tests): subjects every route can be asked about on this repository.
+ */
+export function sampleSubjects(index: FactIndex): SampleSubject[] {
+  let symbol: string | null = null;
+  let option: string | null = null;
+  let key: string | null = null;
+  for (const [, facts] of index.held()) {
+    symbol ??= facts.definitions.find((d) => !d.inTest && (d.kind === 'function' || d.kind === 'method') && d.name.length >= 4)?.name ?? null;
+    option ??= facts.options.find((o) => !o.inTest && o.longs.length > 0)?.longs[0] ?? null;
+    key ??= facts.configKeys.find((k) => !k.inTest && k.key.length > 0)?.key ?? null;
+    if (symbol && option && key) break;
+  }
+  return [
+    ...(symbol ? [{ kind: 'symbol' as const, name: symbol }] : []),
+    ...(option ? [{ kind: 'cli_option' as const, name: `--${option}` }] : []),
+    ...(key ? [{ kind: 'configuration_key' as const, name: key }] : []),
+  ];
 }
 
 export interface IndexBuild {

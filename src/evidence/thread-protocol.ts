@@ -4,6 +4,7 @@
 // become `abort`, `stage` and `progress` messages.
 import type { ResolutionStage } from '../core/resolution.js';
 import type { WorkerInput, WorkerOutput } from '../core/worker.js';
+import type { SampleSubject } from './fact-index.js';
 
 export type ThreadRunInput = Omit<WorkerInput, 'signal' | 'onProgress' | 'onStage'>;
 
@@ -25,8 +26,15 @@ export type FromAnalyzer =
   | { readonly kind: 'prepare-failed'; readonly message: string }
   /** A line for the server's log. */
   | { readonly kind: 'note'; readonly message: string }
-  /** The fact index is built (evidence/fact-index.ts IndexBuild). */
-  | { readonly kind: 'indexed'; readonly files: number; readonly bytes: number; readonly stopped: string | null; readonly ms: number }
+  /** The fact index is built (evidence/fact-index.ts IndexBuild), and subjects of the repository's own code for a warm-up. */
+  | {
+      readonly kind: 'indexed';
+      readonly files: number;
+      readonly bytes: number;
+      readonly stopped: string | null;
+      readonly ms: number;
+      readonly samples: readonly SampleSubject[];
+    }
   | { readonly kind: 'index-failed'; readonly files: number; readonly message: string }
   | { readonly kind: 'stage'; readonly id: number; readonly stage: ResolutionStage }
   | { readonly kind: 'progress'; readonly id: number; readonly message: string }

@@ -20,6 +20,7 @@ import { abortError } from '../core/abort.js';
 import { ANALYZER_THREAD } from '../core/limits.js';
 import type { Worker, WorkerInput, WorkerOutput } from '../core/worker.js';
 import type { FromAnalyzer, ThreadData, ToAnalyzer } from '../evidence/thread-protocol.js';
+import type { SampleSubject } from '../evidence/fact-index.js';
 
 /**
  * The thread's entry module next to this code: in the bundle every part sits
@@ -49,6 +50,8 @@ export interface AnalyzerThreadSetup {
   readonly log: (line: string) => void;
   /** Calls its argument when the thread may start (at most once). */
   readonly startWhen: (start: () => void) => void;
+  /** Told once the fact index is built, with subjects of the repository's own code (cli/warm-up.ts asks about them). */
+  readonly onIndexed?: (samples: readonly SampleSubject[]) => void;
 }
 
 export interface ThreadedStaticOptions extends AnalyzerThreadSetup {
@@ -94,6 +97,7 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
       case 'indexed': {
         const limit = m.stopped ? `; stopped at its bound of ${m.stopped}, the rest is parsed when asked` : '';
         log(`static analyzer indexed ${m.files} files (${(m.bytes / 1024 / 1024).toFixed(1)} MB) in ${Math.round(m.ms)} ms${limit}`);
+        o.onIndexed?.(m.samples);
         return;
       }
       case 'note':
@@ -101,6 +105,7 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
         return;
       case 'index-failed':
         log(`static analyzer index stopped after ${m.files} files: ${m.message}`);
+        o.onIndexed?.([]);
         return;
       case 'stage':
         try {

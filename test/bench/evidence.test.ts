@@ -127,6 +127,7 @@ describe('cold needs of a running server', () => {
     const analyzed = git('ls-files').split('\n').filter((p) => p && languageForPath(p) !== null).length;
     expect(analyzed).toBeGreaterThan(100);
     expect(m.indexed).toMatch(new RegExp(`^static analyzer indexed ${analyzed} files \\(0\\.\\d MB\\) in \\d+ ms$`));
+    expect(m.warmedUp).toMatch(/^warmed up on (\d+) of \1 needs about the repository's own code in \d+ ms$/);
     expect(m.indexedAfter.n).toBe(4);
     expect(m.first.n).toBe(4);
     expect(m.routes.map((r) => [r.route, r.cold.n, r.status])).toEqual([

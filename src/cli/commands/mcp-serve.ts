@@ -11,7 +11,7 @@ import { ANALYZER_THREAD } from '../../core/limits.js';
 import { quietGate } from '../../mcp/quiet.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
-import { createSessionChangeTools, createSessionEngine, openTeamCache, startupRecovery } from '../engine.js';
+import { createServerEngine, createSessionChangeTools, openTeamCache, startupRecovery } from '../engine.js';
 import { withStageHook } from '../stage-hook.js';
 import { flushBookkeeping } from '../../store/bookkeeping.js';
 
@@ -114,7 +114,8 @@ Options:
       worktree.onKnown(() => quiet.arm());
       const parts = { ...base, team, worktree, ...(values['cache-only'] === true ? {} : { analyzerThread: { log, startWhen: quiet.onQuiet } }) };
       const changeTools = createSessionChangeTools(parts);
-      const session = new McpSession({ frozen, db, engine: withStageHook(createSessionEngine(parts), io.env), log, ...(changeTools ? { changeTools } : {}) });
+      const { engine, warmUp } = createServerEngine({ ...parts, lineage: frozen.lineage });
+      const session = new McpSession({ frozen, db, engine: withStageHook(engine, io.env), log, ...(changeTools ? { changeTools } : {}) });
       // Bookkeeping rows wait for a quiet moment (store/bookkeeping.ts); a
       // client that stops its server with a signal does not lose them.
       const stop = (signal: (typeof STOP_SIGNALS)[number]): void => {
@@ -124,7 +125,12 @@ Options:
       for (const s of STOP_SIGNALS) process.once(s, stop);
       compileAnswerPathEagerly();
       try {
-        await serveStdio(session, { input: io.stdin, output: io.stdout, log, onInput: quiet.touch });
+        // A request arriving gives up the warm-up need in flight (cli/warm-up.ts).
+        const onInput = (): void => {
+          quiet.touch();
+          warmUp?.touch();
+        };
+        await serveStdio(session, { input: io.stdin, output: io.stdout, log, onInput });
       } finally {
         for (const s of STOP_SIGNALS) process.off(s, stop);
         await team?.close();

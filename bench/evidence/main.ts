@@ -9,7 +9,7 @@ import { arch, cpus, loadavg, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { EVIDENCE_STORE, FACT_INDEX, LEDGER, RESOLVER } from '../../src/core/limits.js';
+import { EVIDENCE_STORE, FACT_INDEX, LEDGER, RESOLVER, WORKTREE_TEXTS } from '../../src/core/limits.js';
 import { NEEDLE_BIN } from '../clients.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
 import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
@@ -200,7 +200,7 @@ async function main(argv: string[]): Promise<number> {
       '',
       engineTable(engine),
       '',
-      `**Cold needs in a running server**: the state a model's needs find a server in once a session is under way. A server's analyzer thread, once started (above), extracts the facts of the repository's files (definitions, option and key declarations; at most ${FACT_INDEX.maxFiles} files and ${FACT_INDEX.maxBytes / 1024 / 1024} MB) while no need runs, and a resolution then parses only the files whose syntax trees it uses; the thread's git runs are started by a small shell (\`repo/git-helper.ts\`), not by the server process. Each sample is a fresh server on a fresh data directory: it is asked, once it logged the line quoted, one need on another subject (its first, reported in its own column: the server's code is still cold for the JIT), then the measured need, which no certificate covers. The \`git grep\` floor is the in-process table's, measured in the same run.`,
+      `**Cold needs in a running server**: the state a model's needs find a server in once a session is under way. A server's analyzer thread, once started (above), extracts the facts of the repository's files (definitions, option and key declarations; at most ${FACT_INDEX.maxFiles} files and ${FACT_INDEX.maxBytes / 1024 / 1024} MB) while no need runs, and a resolution then parses only the files whose syntax trees it uses; before that it holds in memory the text of every file git grep searches (at most ${WORKTREE_TEXTS.maxFiles} files and ${WORKTREE_TEXTS.maxBytes / 1024 / 1024} MB), from which a need's searches are answered after git's listing, which is reused for later needs on the same source snapshot (\`evidence/worktree-texts.ts\`); then the server warms up on a few needs about the repository's own code, asked of a throwaway engine (\`cli/warm-up.ts\`). The thread's git runs are started by a small shell (\`repo/git-helper.ts\`), not by the server process. Each sample is a fresh server on a fresh data directory: it is asked, once it logged the lines quoted, one need on another subject (its first, reported in its own column), then the measured need, which no certificate covers. The \`git grep\` floor is the in-process table's, measured in the same run.`,
       '',
       serverColdTable(serverCold),
       '',

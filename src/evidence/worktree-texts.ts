@@ -9,30 +9,23 @@
 //    (`git grep --untracked -I -l -e ^`: git's own ignore rules, binary test,
 //    attributes, symlinks and nested repositories), listed once per need;
 //  - a file's text is the one held only while its lstat (size, mtime, ctime,
-//    inode, device) is unchanged and its mtime and ctime were already older
-//    than the read by the racy window; otherwise it is read again;
+//    inode, device) is unchanged and its mtime was already older than the
+//    read by the racy window (repo/stat-signature.ts); otherwise it is read
+//    again;
 //  - lines are matched with git grep -F [-w]'s rules (evidence/grep-derive.ts)
 //    and kept in git's output order (the listing's order, then line order).
 // Over its bounds (WORKTREE_TEXTS) the store gives up for the server's life
 // and every search runs git grep as before.
 import { lstatSync, readFileSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
-import { EVIDENCE_STORE, WORKTREE_TEXTS } from '../core/limits.js';
+import { WORKTREE_TEXTS } from '../core/limits.js';
+import { signatureOf, vouches, type StatSignature } from '../repo/stat-signature.js';
 import { gitSettingsFiles, settingsState } from '../repo/git-settings.js';
 import type { GrepMatch } from './context.js';
 import type { LineTest } from './grep-derive.js';
 
 /** git grep's own list of the files it searches (every file with a line, read as text). */
 export const LIST_SEARCHED_FILES: readonly string[] = ['grep', '--untracked', '-I', '-l', '-z', '--no-color', '--full-name', '-e', '^', '--'];
-
-/** What a file's lstat said just before its bytes were read. */
-export interface StatSignature {
-  readonly size: bigint;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
-  readonly ino: bigint;
-  readonly dev: bigint;
-}
 
 interface Held extends StatSignature {
   /** Wall-clock ms just before the bytes were read. */
@@ -232,7 +225,7 @@ export class WorktreeTexts {
       return null;
     }
     const held = this.held.get(path);
-    if (held && vouches(held, st, held.readAtMs)) return held;
+    if (held && vouches(held, signatureOf(st), held.readAtMs)) return held;
     const readAtMs = this.clock();
     let bytes: Buffer;
     try {
@@ -249,7 +242,7 @@ export class WorktreeTexts {
     }
     // The stat taken before the read: a write during the read leaves it
     // unlike the next stat, so the file is read again then.
-    const entry: Held = { size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino, dev: st.dev, readAtMs, text: bytes.toString('utf8'), length: bytes.length, lineStarts: null };
+    const entry: Held = { ...signatureOf(st), readAtMs, text: bytes.toString('utf8'), length: bytes.length, lineStarts: null };
     this.held.set(path, entry);
     this.heldBytes += bytes.length;
     return entry;
@@ -261,22 +254,4 @@ export class WorktreeTexts {
     this.held.delete(path);
     this.heldBytes -= held.length;
   }
-}
-
-/**
- * Whether bytes read at `readAtMs` after a stat `held` still stand for a file
- * whose stat is now `st`: the same stat, and neither its mtime nor its ctime
- * within the racy window before the read (a write in the same clock tick as
- * the read could otherwise hide behind identical stats).
- */
-export function vouches(held: StatSignature, st: StatSignature, readAtMs: number): boolean {
-  const newest = Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n);
-  return (
-    held.size === st.size &&
-    held.mtimeNs === st.mtimeNs &&
-    held.ctimeNs === st.ctimeNs &&
-    held.ino === st.ino &&
-    held.dev === st.dev &&
-    newest + EVIDENCE_STORE.racyMtimeWindowMs < readAtMs
-  );
 }

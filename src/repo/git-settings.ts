@@ -8,7 +8,7 @@
 import { statSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { EVIDENCE_STORE } from '../core/limits.js';
+import { settled } from './stat-signature.js';
 import { gitBytes } from './git.js';
 
 /** The files git's settings come from for the repository at `root`, existing or not (one may be created later). */
@@ -59,8 +59,7 @@ export function settingsState(files: readonly string[], nowMs: number): string |
       parts.push('-');
       continue;
     }
-    const newest = Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n);
-    if (newest + EVIDENCE_STORE.racyMtimeWindowMs >= nowMs) return null;
+    if (!settled(st, nowMs)) return null;
     parts.push(`${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}:${st.dev}`);
   }
   return parts.join('|');

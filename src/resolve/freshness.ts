@@ -8,13 +8,9 @@ import { join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import { EVIDENCE_STORE } from '../core/limits.js';
 import type { Dependency } from '../validate/snapshot-reader.js';
+import { signatureOf, vouches, type StatSignature } from '../repo/stat-signature.js';
 
-interface Entry {
-  readonly size: bigint;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
-  readonly ino: bigint;
-  readonly dev: bigint;
+interface Entry extends StatSignature {
   readonly digest: Digest;
   /** Wall-clock ms when the digest was computed. */
   readonly hashedAtMs: number;
@@ -66,17 +62,7 @@ export class FreshnessChecker {
       return null;
     }
     const hit = this.cache.get(path);
-    const mtimeMs = Number(st.mtimeNs / 1_000_000n);
-    if (
-      hit &&
-      hit.size === st.size &&
-      hit.mtimeNs === st.mtimeNs &&
-      hit.ctimeNs === st.ctimeNs &&
-      hit.ino === st.ino &&
-      hit.dev === st.dev &&
-      mtimeMs + EVIDENCE_STORE.racyMtimeWindowMs < hit.hashedAtMs
-    )
-      return hit.digest;
+    if (hit && vouches(hit, signatureOf(st), hit.hashedAtMs)) return hit.digest;
     // Real wall-clock time: it is compared with file mtimes, not with the engine's clock.
     const hashedAtMs = Date.now();
     let bytes: Buffer;
@@ -88,7 +74,7 @@ export class FreshnessChecker {
     }
     this.hashes++;
     const digest = blake3(bytes);
-    this.cache.set(path, { size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino, dev: st.dev, digest, hashedAtMs });
+    this.cache.set(path, { ...signatureOf(st), digest, hashedAtMs });
     return digest;
   }
 

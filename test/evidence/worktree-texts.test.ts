@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Digest } from '../../src/core/digest.js';
 import { AnalysisContext, type GrepOptions } from '../../src/evidence/context.js';
-import { LIST_SEARCHED_FILES, vouches, WorktreeTexts, type StatSignature } from '../../src/evidence/worktree-texts.js';
+import { LIST_SEARCHED_FILES, WorktreeTexts } from '../../src/evidence/worktree-texts.js';
 import { gitBytes } from '../../src/repo/git.js';
 import { createRepo } from './fixtures/repos.js';
 
@@ -132,44 +132,6 @@ describe('held worktree texts', () => {
     expect((held.results[0] as { path: string; text: string }[]).filter((m) => m.path === 'src/app.ts').map((m) => m.text)).not.toContain(
       'export function runTask(dryRun: boolean) {',
     );
-  });
-
-  it('trust a stat only when every field is the same and the file was not written within the racy window before the read', () => {
-    const s: StatSignature = { size: 10n, mtimeNs: 1_000_000_000_000n, ctimeNs: 1_000_000_000_000n, ino: 7n, dev: 1n };
-    const readAt = 1_000_000 + 2_001;
-    expect(vouches(s, s, readAt)).toBe(true);
-    for (const changed of [{ size: 11n }, { mtimeNs: 999_000_000_000n }, { ctimeNs: 1_000_000_000_001n }, { ino: 8n }, { dev: 2n }]) {
-      expect(vouches(s, { ...s, ...changed }, readAt), JSON.stringify(changed, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).toBe(false);
-    }
-    expect(vouches(s, s, 1_000_000 + 2_000)).toBe(false);
-    const ctimeLater = { ...s, ctimeNs: 1_001_500_000_000n };
-    expect(vouches(ctimeLater, ctimeLater, 1_001_500 + 1_999)).toBe(false);
-  });
-
-  it('reuse git’s listing for later analyses of the same snapshot while git’s settings outside the worktree stay as they were', async () => {
-    const root = quirkyRepo();
-    const texts = await filled(root, undefined, aMinuteAhead);
-    const git = answers(root, null);
-    // The first analysis of a snapshot lists the files (its only walk); later ones of it walk nothing.
-    expect(answers(root, texts, S1)).toEqual({ results: git.results, walks: 1 });
-    expect(answers(root, texts, S1)).toEqual({ results: git.results, walks: 0 });
-    expect(answers(root, texts, S2).walks).toBe(1);
-    expect(answers(root, texts, S2).walks).toBe(0);
-    // Attributes from .git/info are not part of the snapshot, yet change what git searches.
-    writeFileSync(join(root, '.git', 'info', 'attributes'), 'src/app.ts binary\n');
-    const after = answers(root, null);
-    expect(after.results).not.toEqual(git.results);
-    expect(answers(root, texts, S2)).toEqual({ results: after.results, walks: 1 });
-    expect(answers(root, texts, S2)).toEqual({ results: after.results, walks: 0 });
-    // Without a snapshot nothing is reused.
-    expect(answers(root, texts).walks).toBe(2);
-  });
-
-  it('keep no listing when a settings file was written within the racy window', async () => {
-    const root = quirkyRepo();
-    const texts = await filled(root);
-    expect(answers(root, texts, S1).walks).toBe(1);
-    expect(answers(root, texts, S1).walks).toBe(1);
   });
 
   it('step aside past their bounds, for good, and git answers the searches', async () => {

@@ -134,6 +134,32 @@ describe('held worktree texts', () => {
     );
   });
 
+  it('reuse git’s listing for later analyses of the same snapshot while git’s settings outside the worktree stay as they were', async () => {
+    const root = quirkyRepo();
+    const texts = await filled(root, undefined, aMinuteAhead);
+    const git = answers(root, null);
+    // The first analysis of a snapshot lists the files (its only walk); later ones of it walk nothing.
+    expect(answers(root, texts, S1)).toEqual({ results: git.results, walks: 1 });
+    expect(answers(root, texts, S1)).toEqual({ results: git.results, walks: 0 });
+    expect(answers(root, texts, S2).walks).toBe(1);
+    expect(answers(root, texts, S2).walks).toBe(0);
+    // Attributes from .git/info are not part of the snapshot, yet change what git searches.
+    writeFileSync(join(root, '.git', 'info', 'attributes'), 'src/app.ts binary\n');
+    const after = answers(root, null);
+    expect(after.results).not.toEqual(git.results);
+    expect(answers(root, texts, S2)).toEqual({ results: after.results, walks: 1 });
+    expect(answers(root, texts, S2)).toEqual({ results: after.results, walks: 0 });
+    // Without a snapshot nothing is reused.
+    expect(answers(root, texts).walks).toBe(2);
+  });
+
+  it('keep no listing when a settings file was written within the racy window', async () => {
+    const root = quirkyRepo();
+    const texts = await filled(root);
+    expect(answers(root, texts, S1).walks).toBe(1);
+    expect(answers(root, texts, S1).walks).toBe(1);
+  });
+
   it('step aside past their bounds, for good, and git answers the searches', async () => {
     const root = quirkyRepo();
     const tooMany = await filled(root, { maxFiles: 3, maxBytes: 1 << 20 });

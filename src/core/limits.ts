@@ -184,6 +184,12 @@ export const WORKTREE_TEXTS = {
   maxBytes: 32 * 1024 * 1024,
 } as const;
 
+/** Syntax trees the analyzer thread keeps between needs (evidence/tree-cache.ts). */
+export const TREE_CACHE = {
+  /** Source characters whose trees are held (their WASM memory is tens of times that). */
+  maxSourceChars: 1_000_000,
+} as const;
+
 /** The shell that starts git for the analyzer thread (repo/git-helper.ts). */
 export const GIT_HELPER = {
   /** Longest wait for the shell to come up; git is started directly when it does not. */

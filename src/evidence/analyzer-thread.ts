@@ -16,6 +16,7 @@ import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
 import type { FromAnalyzer, ThreadData, ToAnalyzer } from './thread-protocol.js';
 import { LIST_SEARCHED_FILES, WorktreeTexts } from './worktree-texts.js';
+import { TreeCache } from './tree-cache.js';
 
 const port = parentPort;
 if (!port) throw new Error('analyzer-thread.js runs as a worker thread of needle mcp serve');
@@ -32,7 +33,7 @@ function stage(id: number, s: Extract<FromAnalyzer, { kind: 'stage' }>['stage'])
 }
 const index = new FactIndex();
 const texts = new WorktreeTexts();
-const worker = createStaticWorker(index, texts);
+const worker = createStaticWorker({ facts: index, texts, trees: new TreeCache() });
 const running = new Map<number, AbortController>();
 /** Runs wait for the rehearsal: both need the main thread of this isolate, and it loads what they would. */
 let ready: Promise<void> = Promise.resolve();

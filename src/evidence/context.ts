@@ -13,6 +13,7 @@ import { languageForPath, parse, type LanguageId, type Tree } from './parse/tree
 import { factsOf, type FileFacts } from './languages/index.js';
 import type { FactIndex } from './fact-index.js';
 import { LIST_SEARCHED_FILES, type SearchableTexts, type WorktreeTexts } from './worktree-texts.js';
+import type { TreeCache } from './tree-cache.js';
 
 export interface GrepMatch {
   readonly path: string;
@@ -68,6 +69,9 @@ export class AnalysisContext {
   private readonly index: FactIndex | null;
   private readonly held: WorktreeTexts | null;
   private readonly snapshot: Digest | null;
+  private readonly treeCache: TreeCache | null;
+  /** Parsed files taken from treeCache: released, not freed, by dispose(). */
+  private readonly borrowed: ParsedFile[] = [];
 
   /**
    * `prepared.facts`: facts of files extracted ahead of time
@@ -76,15 +80,22 @@ export class AnalysisContext {
    * (evidence/worktree-texts.ts), which answers fixed-string searches.
    * `prepared.snapshot`: the source snapshot the analysis runs on, when the
    * resolver took it: git's listing of an earlier analysis of the same
-   * snapshot is reused.
+   * snapshot is reused. `prepared.trees`: syntax trees kept between analyses
+   * (evidence/tree-cache.ts), taken for the very bytes read here.
    */
   constructor(
     readonly root: string,
-    prepared: { readonly facts?: FactIndex | null; readonly texts?: WorktreeTexts | null; readonly snapshot?: Digest | null } = {},
+    prepared: {
+      readonly facts?: FactIndex | null;
+      readonly texts?: WorktreeTexts | null;
+      readonly snapshot?: Digest | null;
+      readonly trees?: TreeCache | null;
+    } = {},
   ) {
     this.index = prepared.facts ?? null;
     this.held = prepared.texts ?? null;
     this.snapshot = prepared.snapshot ?? null;
+    this.treeCache = prepared.trees ?? null;
   }
 
   // The one scrubbed git runner: no inherited GIT_* (a GIT_DIR or
@@ -251,7 +262,14 @@ export class AnalysisContext {
     if (this.trees.has(path)) return this.trees.get(path)!;
     const language = languageForPath(path);
     const text = language ? this.read(path) : null;
-    const result = language && text !== null ? { path, language, text, tree: parse(language, text) } : null;
+    let result: ParsedFile | null = null;
+    if (language && text !== null) {
+      // The digest of the bytes just read: a tree kept for other bytes is not taken.
+      const digest = this.seen.get(path);
+      const kept = this.treeCache && digest ? this.treeCache.acquire(path, digest, language, text) : null;
+      if (kept) this.borrowed.push(kept);
+      result = kept ?? { path, language, text, tree: parse(language, text) };
+    }
     this.trees.set(path, result);
     return result;
   }
@@ -273,8 +291,11 @@ export class AnalysisContext {
 
   /** Releases tree-sitter memory (trees live in WASM memory, not the JS heap). */
   dispose(): void {
-    for (const p of this.trees.values()) p?.tree.delete();
+    const borrowed = new Set(this.borrowed);
+    for (const p of this.trees.values()) if (p && !borrowed.has(p)) p.tree.delete();
     this.trees.clear();
+    this.treeCache?.release(this.borrowed);
+    this.borrowed.length = 0;
   }
 }
 

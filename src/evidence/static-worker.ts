@@ -8,6 +8,7 @@ import type { Worker, WorkerInput, WorkerOutput } from '../core/worker.js';
 import { AnalysisContext } from './context.js';
 import type { FactIndex } from './fact-index.js';
 import type { WorktreeTexts } from './worktree-texts.js';
+import type { TreeCache } from './tree-cache.js';
 import { findFocusedTests } from './tests/find.js';
 import { subjectSpellings } from './flow/spellings.js';
 import { traceFlow } from './flow/trace.js';
@@ -31,10 +32,17 @@ const followsValue = (kind: string): boolean => kind === 'cli_option' || kind ==
 
 const has = (missing: readonly Obligation[], p: Obligation['predicate']): boolean => missing.some((o) => o.predicate === p);
 
-async function run(input: WorkerInput, index: FactIndex | null, texts: WorktreeTexts | null): Promise<WorkerOutput> {
+/** What a server's analyzer thread keeps between runs; the output is the same without it, only later. */
+export interface KeptBetweenRuns {
+  readonly facts?: FactIndex | null;
+  readonly texts?: WorktreeTexts | null;
+  readonly trees?: TreeCache | null;
+}
+
+async function run(input: WorkerInput, kept: KeptBetweenRuns): Promise<WorkerOutput> {
   if (input.signal.aborted) throw abortError(input.signal, 'static worker aborted');
   await loadLanguages();
-  const ctx = new AnalysisContext(input.root, { facts: index, texts, snapshot: input.snapshot ?? null });
+  const ctx = new AnalysisContext(input.root, { ...kept, snapshot: input.snapshot ?? null });
   const subject = { kind: input.need.subject.kind, name: input.need.subject.name };
   // One walk of the repository for the subject's spellings; the locate, trace
   // and test searches for them are answered from its lines.
@@ -104,9 +112,9 @@ async function run(input: WorkerInput, index: FactIndex | null, texts: WorktreeT
 }
 
 /**
- * `index`, `texts`: facts extracted and worktree text held ahead of time (the
- * analyzer thread's); the output is the same with or without them, only sooner.
+ * `kept`: facts extracted, worktree text held and trees kept ahead of time
+ * (the analyzer thread's); the output is the same with or without them, only sooner.
  */
-export function createStaticWorker(index: FactIndex | null = null, texts: WorktreeTexts | null = null): Worker {
-  return { name: 'static', countsAgainstLimit: false, run: (input) => run(input, index, texts) };
+export function createStaticWorker(kept: KeptBetweenRuns = {}): Worker {
+  return { name: 'static', countsAgainstLimit: false, run: (input) => run(input, kept) };
 }

@@ -15,6 +15,7 @@ import { factsOf } from '../../src/evidence/languages/index.js';
 import { languageForPath, loadLanguages, parse } from '../../src/evidence/parse/treesitter.js';
 import { createStaticWorker } from '../../src/evidence/static-worker.js';
 import { LIST_SEARCHED_FILES, WorktreeTexts } from '../../src/evidence/worktree-texts.js';
+import { TreeCache } from '../../src/evidence/tree-cache.js';
 import { gitBytes } from '../../src/repo/git.js';
 import { createFixtureRepo, createRepo, type FixtureLanguage } from './fixtures/repos.js';
 
@@ -129,7 +130,7 @@ async function heldTexts(root: string): Promise<WorktreeTexts> {
   return texts;
 }
 
-describe('the static worker with a fact index and held worktree text', () => {
+describe('the static worker with a fact index, held worktree text and kept trees', () => {
   /** Needs on every definition of the fixture, and on its option and key, over every route. */
   function needsOf(root: string): { kind: SubjectKind; name: string; route: RouteId }[] {
     const names = new Set<string>();
@@ -148,7 +149,9 @@ describe('the static worker with a fact index and held worktree text', () => {
     const root = createFixtureRepo(language);
     const index = await indexed(root);
     const plain = createStaticWorker();
-    const withIndex = createStaticWorker(index, await heldTexts(root));
+    // A small tree cache: trees are reused across needs and evicted between them.
+    const trees = new TreeCache(8_000);
+    const withIndex = createStaticWorker({ facts: index, texts: await heldTexts(root), trees });
     const needs = needsOf(root);
     expect(needs.length).toBeGreaterThan(10);
     for (const { kind, name, route } of needs) {
@@ -157,5 +160,9 @@ describe('the static worker with a fact index and held worktree text', () => {
       const input = () => ({ need, missing: [...need.required, ...need.preferred], root, covered: [], deadline: Date.now() + 60_000, snapshot: SNAPSHOT, signal: new AbortController().signal });
       expect(await withIndex.run(input()), `${route} ${kind} ${name}`).toEqual(await plain.run(input()));
     }
+    expect(trees.reused).toBeGreaterThan(0);
+    // Every analysis has let go of its trees: what stays is within the bound.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(trees.chars).toBeLessThanOrEqual(8_000);
   }, 120_000);
 });

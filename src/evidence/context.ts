@@ -224,7 +224,8 @@ export class AnalysisContext {
       if (this.snapshot && settings !== null) held.rememberListing(this.root, this.snapshot, settings, listed);
       listing = listed;
     }
-    const texts = held.current(this.root, listing);
+    // The listing reused for this snapshot comes with texts already checked in it.
+    const texts = held.current(this.root, listing, this.snapshot);
     this.searchable = texts;
     return texts;
   }

@@ -15,7 +15,11 @@
 //  - lines are matched with git grep -F [-w]'s rules (evidence/grep-derive.ts)
 //    and kept in git's output order (the listing's order, then line order).
 // Over its bounds (WORKTREE_TEXTS) the store gives up for the server's life
-// and every search runs git grep as before.
+// and every search runs git grep as before. Given the source snapshot an
+// analysis runs on (the resolver's digest, SPEC §9: HEAD, the index, every
+// change and untracked file with its bytes), git's listing and the check of
+// every file's stat are kept for that snapshot, and a later analysis of the
+// same snapshot repeats neither.
 import { lstatSync, readFileSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { WORKTREE_TEXTS } from '../core/limits.js';
@@ -98,8 +102,11 @@ export class WorktreeTexts {
   private givenUp: string | null = null;
   /** The worktree whose texts are held: the first one filled (a thread serves one repository). */
   private root: string | null = null;
-  /** Files read (not vouched for by their stat), for tests. */
+  /** Files read (not vouched for by their stat), and passes over every file's stat, for tests. */
   reads = 0;
+  checks = 0;
+  /** The texts last checked file by file, for the source snapshot (and listing) they were checked in. */
+  private checked: { readonly snapshot: string; readonly listing: readonly string[]; readonly texts: SearchableTexts } | null = null;
   /** Where git's settings for the held worktree come from (repo/git-settings.ts); null: not known, no listing is reused. */
   private settingsFiles: readonly string[] | null = null;
   /** git's listing for one source snapshot, and the state of its settings then. */
@@ -131,12 +138,18 @@ export class WorktreeTexts {
 
   /**
    * The texts of `listing` (git's LIST_SEARCHED_FILES, in its order) as they
-   * are now: held ones whose stat still vouches for them, the rest read.
-   * Null when the store has given up (over its bounds) or holds another worktree.
+   * are now: held ones whose stat still vouches for them, the rest read; for
+   * the source snapshot `snapshot` when the caller knows it, so that a later
+   * call for the same snapshot and listing looks at no file. Null when the
+   * store has given up (over its bounds) or holds another worktree.
    */
-  current(root: string, listing: readonly string[]): SearchableTexts | null {
+  current(root: string, listing: readonly string[], snapshot: string | null = null): SearchableTexts | null {
     this.root ??= root;
     if (root !== this.root || this.givenUp || !this.admits(listing.length)) return null;
+    // Checked for this very snapshot and listing already: the same source
+    // snapshot has the same bytes, so no file is looked at again.
+    if (snapshot !== null && this.checked?.snapshot === snapshot && this.checked.listing === listing) return this.checked.texts;
+    this.checks++;
     const files: { path: string; held: Held }[] = [];
     const listed = new Set<string>();
     for (const path of listing) {
@@ -146,7 +159,9 @@ export class WorktreeTexts {
       if (held) files.push({ path, held });
     }
     for (const path of this.held.keys()) if (!listed.has(path)) this.drop(path);
-    return new SearchableTexts(files);
+    const texts = new SearchableTexts(files);
+    this.checked = snapshot === null ? null : { snapshot, listing, texts };
+    return texts;
   }
 
   /**
@@ -207,6 +222,7 @@ export class WorktreeTexts {
   private giveUp(why: string): void {
     this.givenUp = why;
     this.listed = null;
+    this.checked = null;
     this.held.clear();
     this.heldBytes = 0;
   }

@@ -138,9 +138,13 @@ describe('held worktree texts', () => {
     const root = quirkyRepo();
     const texts = await filled(root, undefined, aMinuteAhead);
     const git = answers(root, null);
-    // The first analysis of a snapshot lists the files (its only walk); later ones of it walk nothing.
+    // The first analysis of a snapshot lists the files (its only walk) and checks each one's stat;
+    // later ones of it walk nothing and look at no file.
+    const checks = texts.checks;
     expect(answers(root, texts, S1)).toEqual({ results: git.results, walks: 1 });
+    expect(texts.checks).toBe(checks + 1);
     expect(answers(root, texts, S1)).toEqual({ results: git.results, walks: 0 });
+    expect(texts.checks).toBe(checks + 1);
     expect(answers(root, texts, S2).walks).toBe(1);
     expect(answers(root, texts, S2).walks).toBe(0);
     // Attributes from .git/info are not part of the snapshot, yet change what git searches.

@@ -8,14 +8,14 @@
 // repository's files (evidence/fact-index.ts) whenever no run is going on,
 // so that a cold need parses only the files whose trees it uses.
 import { parentPort, workerData } from 'node:worker_threads';
-import { gitBytes, gitEnvironment, runGitThrough } from '../repo/git.js';
+import { gitEnvironment, runGitThrough } from '../repo/git.js';
 import { startGitHelper } from '../repo/git-helper.js';
 import { buildFactIndex, FactIndex, indexOrder, sampleSubjects } from './fact-index.js';
 import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
 import type { FromAnalyzer, ThreadData, ToAnalyzer } from './thread-protocol.js';
-import { LIST_SEARCHED_FILES, WorktreeTexts } from './worktree-texts.js';
+import { listSearchedFiles, WorktreeTexts } from './worktree-texts.js';
 import { TreeCache } from './tree-cache.js';
 
 const port = parentPort;
@@ -73,8 +73,7 @@ async function prepare(root: string): Promise<string[] | null> {
 async function holdTexts(root: string): Promise<void> {
   const started = performance.now();
   try {
-    const listing = gitBytes(root, LIST_SEARCHED_FILES, { okCodes: [0, 1] }).toString('utf8').split('\0').filter(Boolean);
-    await texts.fill(root, listing, betweenFiles);
+    await texts.fill(root, listSearchedFiles(root), betweenFiles);
     if (texts.disabled) post({ kind: 'note', message: `worktree text not held (${texts.disabled}); searches run git grep` });
     else post({ kind: 'note', message: `holds the text of ${texts.files} files (${(texts.bytes / 1024 / 1024).toFixed(1)} MB) in ${Math.round(performance.now() - started)} ms` });
   } catch (e) {

@@ -12,7 +12,7 @@ import { absentOrThrow } from '../repo/unreadable.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
 import { factsOf, type FileFacts } from './languages/index.js';
 import type { FactIndex } from './fact-index.js';
-import { LIST_SEARCHED_FILES, type SearchableTexts, type WorktreeTexts } from './worktree-texts.js';
+import { listSearchedFiles, type SearchableTexts, type WorktreeTexts } from './worktree-texts.js';
 import type { TreeCache } from './tree-cache.js';
 
 export interface GrepMatch {
@@ -215,7 +215,7 @@ export class AnalysisContext {
       let listed: string[];
       try {
         this.walks++;
-        listed = this.git([...LIST_SEARCHED_FILES], [0, 1]).split('\0').filter(Boolean);
+        listed = listSearchedFiles(this.root);
       } catch {
         return null; // the search itself runs git, and reports what fails
       }

@@ -50,6 +50,11 @@ export function suffixPathspecs(pathspecs: readonly string[] | undefined): reado
   return out;
 }
 
+/** Whether `path` is within `*.ext` pathspecs given by their suffixes (none: every path). */
+export function inPathspecs(path: string, suffixes: readonly string[]): boolean {
+  return suffixes.length === 0 || suffixes.some((s) => path.endsWith(s));
+}
+
 /** Whether every query pattern contains one of the superset's patterns (so its lines include every match). */
 export function covers(superset: readonly string[], query: readonly string[]): boolean {
   return query.length > 0 && query.every((q) => superset.some((s) => s.length > 0 && q.includes(s)));
@@ -155,7 +160,7 @@ export function derive(
 ): { readonly matches: GrepMatch[]; readonly truncated: boolean } {
   const out: GrepMatch[] = [];
   for (const m of superset.matches) {
-    if (suffixes.length > 0 && !suffixes.some((s) => m.path.endsWith(s))) continue;
+    if (!inPathspecs(m.path, suffixes)) continue;
     if (!matches(m.text)) continue;
     out.push(m);
     if (out.length >= max) return { matches: out, truncated: true };

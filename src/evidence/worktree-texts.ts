@@ -25,11 +25,17 @@ import { join } from 'node:path';
 import { WORKTREE_TEXTS } from '../core/limits.js';
 import { signatureOf, vouches, type StatSignature } from '../repo/stat-signature.js';
 import { gitSettingsFiles, settingsState } from '../repo/git-settings.js';
+import { gitBytes } from '../repo/git.js';
 import type { GrepMatch } from './context.js';
-import type { LineTest } from './grep-derive.js';
+import { inPathspecs, type LineTest } from './grep-derive.js';
 
 /** git grep's own list of the files it searches (every file with a line, read as text). */
 export const LIST_SEARCHED_FILES: readonly string[] = ['grep', '--untracked', '-I', '-l', '-z', '--no-color', '--full-name', '-e', '^', '--'];
+
+/** The files git grep searches in `root` now, in its order (one walk of the repository). */
+export function listSearchedFiles(root: string): string[] {
+  return gitBytes(root, LIST_SEARCHED_FILES, { okCodes: [0, 1] }).toString('utf8').split('\0').filter(Boolean);
+}
 
 interface Held extends StatSignature {
   /** Wall-clock ms just before the bytes were read. */
@@ -59,7 +65,7 @@ export class SearchableTexts {
   search(patterns: readonly string[], test: LineTest, suffixes: readonly string[], max: number): { matches: GrepMatch[]; truncated: boolean } {
     const out: GrepMatch[] = [];
     for (const { path, held } of this.files) {
-      if (suffixes.length > 0 && !suffixes.some((s) => path.endsWith(s))) continue;
+      if (!inPathspecs(path, suffixes)) continue;
       const text = held.text;
       const lines = new Set<number>();
       for (const p of patterns) for (let at = text.indexOf(p); at !== -1; at = text.indexOf(p, at + 1)) lines.add(lineOf(held, at));

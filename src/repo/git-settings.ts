@@ -11,11 +11,23 @@ import { isAbsolute, join } from 'node:path';
 import { settled } from './stat-signature.js';
 import { gitBytes } from './git.js';
 
+/** rev-parse's question for a repository's git directory and its common directory (gitDirsOf reads the answer). */
+export const GIT_DIRS: readonly string[] = ['rev-parse', '--absolute-git-dir', '--git-common-dir'];
+
+/** The git directory and the common directory (absolute) from GIT_DIRS's answer in `root`. */
+export function gitDirsOf(root: string, answer: Buffer): { readonly gitDir: string; readonly commonDir: string } {
+  const [gitDir = '', common] = answer.toString('utf8').split('\n').map((l) => l.trim());
+  return { gitDir, commonDir: common ? (isAbsolute(common) ? common : join(root, common)) : gitDir };
+}
+
+/** git's own default place for a global settings file (`ignore`, `attributes`, `config`) when none is configured. */
+export function xdgGitFile(name: string): string {
+  return join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', name);
+}
+
 /** The files git's settings come from for the repository at `root`, existing or not (one may be created later). */
 export function gitSettingsFiles(root: string): string[] {
-  const [gitDir, common] = gitBytes(root, ['rev-parse', '--absolute-git-dir', '--git-common-dir']).toString('utf8').split('\n').map((l) => l.trim());
-  const commonDir = common ? (isAbsolute(common) ? common : join(root, common)) : gitDir!;
-  const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  const { gitDir, commonDir } = gitDirsOf(root, gitBytes(root, GIT_DIRS));
   const configured = (key: string): string => gitBytes(root, ['config', '--path', '--get', key], { okCodes: [0, 1] }).toString('utf8').trim();
   // Every configuration file git read, included ones too ("file:<path>\0key\nvalue\0").
   const origins = gitBytes(root, ['config', '--list', '--show-origin', '-z'], { okCodes: [0, 1] })
@@ -25,14 +37,14 @@ export function gitSettingsFiles(root: string): string[] {
     .map((f) => f.slice('file:'.length))
     .map((f) => (isAbsolute(f) ? f : join(root, f)));
   const files = [
-    join(gitDir!, 'config'),
+    join(gitDir, 'config'),
     join(commonDir, 'config'),
     join(commonDir, 'info', 'exclude'),
     join(commonDir, 'info', 'attributes'),
-    configured('core.excludesFile') || join(xdg, 'git', 'ignore'),
-    configured('core.attributesFile') || join(xdg, 'git', 'attributes'),
+    configured('core.excludesFile') || xdgGitFile('ignore'),
+    configured('core.attributesFile') || xdgGitFile('attributes'),
     join(homedir(), '.gitconfig'),
-    join(xdg, 'git', 'config'),
+    xdgGitFile('config'),
     '/etc/gitconfig',
     ...origins,
   ];

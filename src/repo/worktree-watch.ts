@@ -22,11 +22,11 @@
 // itself; the loop processes every ready descriptor before its check phase).
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Digest } from '../core/digest.js';
 import { gitBytesAsync } from './git.js';
 import { captureSnapshotAsync, splitNul, type SnapshotListing } from './snapshot.js';
+import { GIT_DIRS, gitDirsOf, xdgGitFile } from './git-settings.js';
 
 export const WATCH = {
   /** Above this many directories the watch gives up (callers take the snapshot with git). */
@@ -237,15 +237,9 @@ export class WorktreeWatch implements WorktreeState {
 
   /** The git directory (index, HEAD, config), its info/ (exclude) and the global excludes file's directory. */
   private async gitDirectories(): Promise<string[]> {
-    const [gitDir, common] = (await gitBytesAsync(this.root, ['rev-parse', '--absolute-git-dir', '--git-common-dir']))
-      .toString('utf8')
-      .split('\n')
-      .map((l) => l.trim());
-    const out = [gitDir!];
-    const commonAbs = common ? (isAbsolute(common) ? common : join(this.root, common)) : gitDir!;
-    out.push(join(commonAbs, 'info'), commonAbs);
-    let excludes = (await gitBytesAsync(this.root, ['config', '--path', '--get', 'core.excludesFile'], { okCodes: [0, 1] })).toString('utf8').trim();
-    if (!excludes) excludes = join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'git', 'ignore');
+    const { gitDir, commonDir } = gitDirsOf(this.root, await gitBytesAsync(this.root, GIT_DIRS));
+    const out = [gitDir, join(commonDir, 'info'), commonDir];
+    const excludes = (await gitBytesAsync(this.root, ['config', '--path', '--get', 'core.excludesFile'], { okCodes: [0, 1] })).toString('utf8').trim() || xdgGitFile('ignore');
     out.push(dirname(excludes));
     return out.filter((d, i) => out.indexOf(d) === i && existsSync(d));
   }

@@ -3,8 +3,9 @@
 // in process, but its synchronous work (parsing, queries, the flow trace)
 // no longer holds up the server's event loop, and the thread readies the
 // analyzer (grammars, compiled queries) before the first need that misses,
-// then indexes the repository's facts (evidence/fact-index.ts) while no run
-// is going on.
+// then holds the worktree's searchable text (evidence/worktree-texts.ts) and
+// indexes the repository's facts (evidence/fact-index.ts) while no run is
+// going on, and keeps syntax trees between runs (evidence/tree-cache.ts).
 //
 // The thread starts when the server says so (`startWhen`: once it has been
 // quiet, mcp/quiet.ts) and no run is going on in process: until it is there,

@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { gitEnvironment, runGitThrough } from '../repo/git.js';
 import { startGitHelper } from '../repo/git-helper.js';
 import { buildFactIndex, FactIndex, indexOrder, sampleSubjects } from './fact-index.js';
+import { FACT_INDEX } from '../core/limits.js';
 import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
@@ -33,7 +34,8 @@ function stage(id: number, s: Extract<FromAnalyzer, { kind: 'stage' }>['stage'])
 }
 const index = new FactIndex();
 const texts = new WorktreeTexts();
-const worker = createStaticWorker({ facts: index, texts, trees: new TreeCache() });
+const trees = new TreeCache();
+const worker = createStaticWorker({ facts: index, texts, trees });
 const running = new Map<number, AbortController>();
 /** Runs wait for the rehearsal: both need the main thread of this isolate, and it loads what they would. */
 let ready: Promise<void> = Promise.resolve();
@@ -85,7 +87,8 @@ async function holdTexts(root: string): Promise<void> {
 async function indexFacts(root: string, files: readonly string[]): Promise<void> {
   const started = performance.now();
   try {
-    const built = await buildFactIndex(root, indexOrder(files), index, betweenFiles);
+    // The trees parsed for the facts fill the tree cache's bound (sources before tests).
+    const built = await buildFactIndex(root, indexOrder(files), index, betweenFiles, FACT_INDEX, (path, digest, file) => trees.offer(path, digest, file));
     // No warm-up where searches walk the repository (its text is not held):
     // there a warm-up need's stages take hundreds of ms, which a client's need
     // arriving meanwhile would wait for, to save the ~10–20 ms of compiling.

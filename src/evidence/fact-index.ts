@@ -10,7 +10,7 @@
 import type { Digest } from '../core/digest.js';
 import { FACT_INDEX } from '../core/limits.js';
 import { isTestPath } from '../core/test-code.js';
-import { readSource } from './context.js';
+import { readSource, type ParsedFile } from './context.js';
 import { factsOf, type FileFacts } from './languages/index.js';
 import { languageForPath, parse } from './parse/treesitter.js';
 
@@ -95,6 +95,8 @@ export async function buildFactIndex(
   index: FactIndex,
   between: () => Promise<void>,
   bounds: { readonly maxFiles: number; readonly maxBytes: number; readonly maxFileBytes: number } = FACT_INDEX,
+  /** Offered each parsed file and its digest; true when it keeps the tree (evidence/tree-cache.ts offer), which is then not freed here. */
+  keep: (path: string, digest: Digest, file: ParsedFile) => boolean = () => false,
 ): Promise<IndexBuild> {
   let bytes = 0;
   let files = 0;
@@ -110,14 +112,16 @@ export async function buildFactIndex(
       continue;
     }
     if (!language || !source || source.text === null || source.bytes > bounds.maxFileBytes) continue;
-    const tree = parse(language, source.text);
+    const file: ParsedFile = { path, language, text: source.text, tree: parse(language, source.text) };
+    let kept = false;
     try {
-      const facts = factsOf({ path, language, text: source.text, tree });
+      const facts = factsOf(file);
       // The option and key declarations are extracted on first use, from the
-      // tree: extract them now, the tree goes.
+      // tree: extract them now.
       index.set(path, source.digest, { definitions: facts.definitions, options: facts.options, configKeys: facts.configKeys });
+      kept = keep(path, source.digest, file);
     } finally {
-      tree.delete();
+      if (!kept) file.tree.delete();
     }
     files++;
     bytes += source.bytes;

@@ -11,7 +11,9 @@
 // it takes until it is disposed — runs of the thread may interleave at their
 // checkpoints — and only unpinned trees are freed, least recently used
 // first, once the source held passes TREE_CACHE.maxSourceChars (tree
-// memory is WASM memory, tens of times the source).
+// memory is WASM memory, tens of times the source). The fact index fills it
+// first with the trees it parses anyway (offer): within the bound, a cold
+// need then parses nothing.
 import type { Digest } from '../core/digest.js';
 import { TREE_CACHE } from '../core/limits.js';
 import type { ParsedFile } from './context.js';
@@ -72,6 +74,21 @@ export class TreeCache {
     entry.pins++;
     this.evict();
     return entry.file;
+  }
+
+  /**
+   * Keeps a tree parsed elsewhere (the fact index parses every file once) for
+   * the bytes whose digest is `digest`, when the bound has room for it without
+   * freeing another: true when taken (the cache frees it from then on), false
+   * when the caller still owns it. Filling the bound ahead of the first needs
+   * holds no more than their own trees could, and a cold need then parses
+   * only what did not fit.
+   */
+  offer(path: string, digest: Digest, file: ParsedFile): boolean {
+    if (this.entries.has(path) || this.heldChars + file.text.length > this.maxSourceChars) return false;
+    this.entries.set(path, { file, digest, pins: 0 });
+    this.heldChars += file.text.length;
+    return true;
   }
 
   /** Lets go of files acquire() gave. */

@@ -7,6 +7,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blake3, type Digest } from '../../src/core/digest.js';
+import { FACT_INDEX } from '../../src/core/limits.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
 import type { RouteId, SubjectKind } from '../../src/core/semantic.js';
 import { AnalysisContext } from '../../src/evidence/context.js';
@@ -26,9 +27,9 @@ function listed(root: string): string[] {
   return execFileSync('git', ['-C', root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard']).toString('utf8').split('\0').filter(Boolean);
 }
 
-async function indexed(root: string): Promise<FactIndex> {
+async function indexed(root: string, trees?: TreeCache): Promise<FactIndex> {
   const index = new FactIndex();
-  await buildFactIndex(root, indexOrder(listed(root)), index, noPause);
+  await buildFactIndex(root, indexOrder(listed(root)), index, noPause, FACT_INDEX, trees ? (path, digest, file) => trees.offer(path, digest, file) : undefined);
   return index;
 }
 
@@ -147,10 +148,13 @@ describe('the static worker with a fact index, held worktree text and kept trees
 
   it.each(LANGUAGES)('answers every need on the %s fixture exactly as without them', async (language) => {
     const root = createFixtureRepo(language);
-    const index = await indexed(root);
-    const plain = createStaticWorker();
-    // A small tree cache: trees are reused across needs and evicted between them.
+    // A small tree cache, filled by the index with the trees it parsed: trees
+    // are reused across needs and evicted between them.
     const trees = new TreeCache(8_000);
+    const index = await indexed(root, trees);
+    expect(trees.size).toBeGreaterThan(0);
+    expect(trees.parses).toBe(0);
+    const plain = createStaticWorker();
     const withIndex = createStaticWorker({ facts: index, texts: await heldTexts(root), trees });
     const needs = needsOf(root);
     expect(needs.length).toBeGreaterThan(10);

@@ -3,7 +3,7 @@
 // least recently used first once the source held passes the bound.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blake3 } from '../../src/core/digest.js';
-import { loadLanguages } from '../../src/evidence/parse/treesitter.js';
+import { loadLanguages, parse } from '../../src/evidence/parse/treesitter.js';
 import { TreeCache } from '../../src/evidence/tree-cache.js';
 
 beforeAll(async () => {
@@ -42,6 +42,34 @@ describe('the tree cache', () => {
     expect(first.tree.rootNode.text).toContain('first');
     expect(take(cache, 'second.ts', source('second'))).not.toBe(second);
     expect(cache.parses).toBe(4);
+  });
+
+  it('keeps a tree parsed elsewhere while it has room, serves it for the same bytes, and never frees another for it', () => {
+    const one = source('alpha').length;
+    const cache = new TreeCache(2 * one);
+    const offered = (path: string, name: string) => {
+      const text = source(name);
+      return { digest: blake3(Buffer.from(text)), file: { path, language: 'typescript' as const, text, tree: parse('typescript', text) } };
+    };
+    const alpha = offered('alpha.ts', 'alpha');
+    const bravo = offered('bravo.ts', 'bravo');
+    const delta = offered('delta.ts', 'delta');
+    expect(cache.offer('alpha.ts', alpha.digest, alpha.file)).toBe(true);
+    // A path already held keeps its tree; the caller still owns the one offered.
+    const again = offered('alpha.ts', 'alpha');
+    expect(cache.offer('alpha.ts', again.digest, again.file)).toBe(false);
+    again.file.tree.delete();
+    expect(cache.offer('bravo.ts', bravo.digest, bravo.file)).toBe(true);
+    // Full: the third is refused rather than the first two freed for it.
+    expect(cache.offer('delta.ts', delta.digest, delta.file)).toBe(false);
+    delta.file.tree.delete();
+    expect(cache.size).toBe(2);
+    expect(take(cache, 'alpha.ts', source('alpha'))).toBe(alpha.file);
+    expect([cache.parses, cache.reused]).toEqual([0, 1]);
+    // Other bytes under the same path: parsed afresh, the offered tree replaced.
+    const edited = take(cache, 'bravo.ts', source('edited'))!;
+    expect(edited).not.toBe(bravo.file);
+    expect(cache.parses).toBe(1);
   });
 
   it('does not keep a file larger than its bound', () => {

@@ -186,6 +186,9 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
   const { db, need, opts } = input;
   let missing = [...input.missing];
   const covered = [...input.covered];
+  // Verdicts certified by an earlier worker, summarized for the next one only
+  // if one runs: a summary serializes the whole payload (ms on a trace).
+  const toSummarize: ValidatedProposal[] = [];
   const issued = new Set<string>();
   const rejections: string[] = [];
   const unresolved: string[] = [];
@@ -284,6 +287,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
         },
         input.now(),
       );
+    covered.push(...toSummarize.splice(0).map(coveredSummary));
     let output: WorkerOutput;
     try {
       output = await worker.run({
@@ -359,7 +363,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
     const reads = [...accepted.flatMap((a) => a.cited), ...rejectedReads];
     certifyNegative(run, runId, reads, missing, 'unsatisfied', { ambiguous: null, rejections: stepRejections, unresolved: stepUnresolved }, certified);
     for (const c of certified) issued.add(c.certificateId);
-    covered.push(...accepted.map((a) => coveredSummary(a.verdict)));
+    toSummarize.push(...accepted.map((a) => a.verdict));
   }
   return outcome(null);
 }

@@ -54,6 +54,17 @@ describe('cache hits', () => {
     expect(again.context).toContain('satisfied: implementation_location, runtime_flow   missing: focused_tests');
   });
 
+  it('tells the next worker of the same resolution what the first one had certified', async () => {
+    const h = harness(repo);
+    const ilOnly = scriptedWorker(repo, citing(IL_DRY_RUN), { name: 'first' });
+    const rf = scriptedWorker(repo, citing(RF_DRY_RUN, FT_DRY_RUN), { name: 'model', model: true });
+    const r = await h.engine([ilOnly, rf]).resolve(need(repo, 'trace.state-flow', DRY), options());
+    expect(rf.calls[0]!.missing.map((o) => o.predicate)).toEqual(['runtime_flow', 'focused_tests']);
+    expect(rf.calls[0]!.covered.map((c) => c.predicate)).toEqual(['implementation_location']);
+    expect(rf.calls[0]!.covered[0]!.summary).toContain('src/config.ts');
+    expect(r.missing).toEqual([]);
+  });
+
   it('runs the next worker only for the missing obligations and serves a partial_hit', async () => {
     const h = harness(repo);
     const ilOnly = scriptedWorker(repo, citing(IL_DRY_RUN), { name: 'first' });

@@ -15,6 +15,7 @@ import { FACT_INDEX } from '../core/limits.js';
 import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
+import type { ResolutionStage } from '../core/resolution.js';
 import type { FromAnalyzer, ThreadData, ToAnalyzer } from './thread-protocol.js';
 import { listSearchedFiles, WorktreeTexts } from './worktree-texts.js';
 import { TreeCache } from './tree-cache.js';
@@ -100,7 +101,7 @@ async function indexFacts(root: string, files: readonly string[]): Promise<void>
   }
 }
 
-async function run(id: number, input: Extract<ToAnalyzer, { kind: 'run' }>['input']): Promise<void> {
+async function run(id: number, input: Extract<ToAnalyzer, { kind: 'run' }>['input'], stages: boolean): Promise<void> {
   const controller = new AbortController();
   running.set(id, controller);
   try {
@@ -108,7 +109,7 @@ async function run(id: number, input: Extract<ToAnalyzer, { kind: 'run' }>['inpu
     const output = await worker.run({
       ...input,
       signal: controller.signal,
-      onStage: (s) => stage(id, s),
+      ...(stages ? { onStage: (s: ResolutionStage) => stage(id, s) } : {}),
       onProgress: (message) => post({ kind: 'progress', id, message }),
     });
     post({ kind: 'done', id, output });
@@ -137,7 +138,7 @@ port.on('message', (m: ToAnalyzer) => {
       break;
     }
     case 'run':
-      void run(m.id, m.input);
+      void run(m.id, m.input, m.stages);
       break;
     case 'abort':
       running.get(m.id)?.abort(new DOMException('static worker aborted', 'AbortError'));

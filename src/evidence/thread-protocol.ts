@@ -18,7 +18,12 @@ export interface ThreadData {
 export type ToAnalyzer =
   /** Ready the analyzer for `root`'s languages (evidence/rehearsal.ts), then index its facts (evidence/fact-index.ts). */
   | { readonly kind: 'prepare'; readonly root: string }
-  | { readonly kind: 'run'; readonly id: number; readonly input: ThreadRunInput }
+  /**
+   * `stages`: whether the caller listens to the run's stages. Only then does
+   * the thread announce each and wait for the server to take note (a wait on
+   * the server's event loop, which may be busy with other requests).
+   */
+  | { readonly kind: 'run'; readonly id: number; readonly input: ThreadRunInput; readonly stages: boolean }
   | { readonly kind: 'abort'; readonly id: number };
 
 export type FromAnalyzer =

@@ -175,7 +175,7 @@ export function createThreadedStaticWorker(o: ThreadedStaticOptions): Worker {
         reject: (e) => (settled(), reject(e)),
       });
       input.signal.addEventListener('abort', onAbort, { once: true });
-      t.postMessage({ kind: 'run', id, input: { need, missing, root, covered, deadline, snapshot } } satisfies ToAnalyzer);
+      t.postMessage({ kind: 'run', id, input: { need, missing, root, covered, deadline, snapshot }, stages: input.onStage !== undefined } satisfies ToAnalyzer);
     });
   };
 

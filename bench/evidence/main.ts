@@ -35,8 +35,10 @@ interface Plan {
 
 // A cold resolution of the large repository takes seconds per route, so it
 // is sampled once to keep the default run within a few minutes. Warm hits are
-// sampled 100 times per row: a p95 over 40 samples is their third-largest
-// value, which one scheduling hiccup of the 2-core machine moves.
+// sampled 300 times per row (and their echo floor as often): a p95 over 100
+// samples is their fifth-largest value, which a few scheduling hiccups of the
+// 2-core machine move (full runs gave 1.2–3.9× for the same row); over 300 it
+// is the fifteenth.
 /** The pause before each paced request (ms): longer than the few ms after which this machine's idle costs no longer grow. */
 const THINK_MS = 20;
 /**
@@ -47,7 +49,7 @@ const THINK_MS = 20;
  */
 const COLD_THINK_MS = 2_000;
 
-const FULL: Plan = { sizes: [{ files: 1_000, coldRepeats: 3 }, { files: 50_000, coldRepeats: 1 }], selfColdRepeats: 3, warmRepeats: 50, stdioSamples: 100 };
+const FULL: Plan = { sizes: [{ files: 1_000, coldRepeats: 3 }, { files: 50_000, coldRepeats: 1 }], selfColdRepeats: 3, warmRepeats: 50, stdioSamples: 300 };
 const QUICK: Plan = { sizes: [{ files: 200, coldRepeats: 1 }, { files: 2_000, coldRepeats: 1 }], selfColdRepeats: 1, warmRepeats: 5, stdioSamples: 8 };
 
 /** The stdio need: the transport contract's example route, covering all three predicates. */

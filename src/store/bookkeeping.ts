@@ -61,8 +61,11 @@ export function deferWrite(db: Db, write: Write): void {
   q.lastAt = performance.now();
   if (q.writes.length === 0) q.firstAt = q.lastAt;
   q.writes.push(write);
+  // While an answer is being made (holds > 0) no timer is armed: the commit
+  // could not run before its release anyway, and the release arms it, after
+  // the answer was written — no timer work on the answer's path.
   if (q.writes.length >= BOOKKEEPING.maxWrites) arm(db, q, 0);
-  else if (!q.timer) schedule(db, q);
+  else if (!q.timer && q.holds === 0) schedule(db, q);
 }
 
 /** When the group is due: idle time after its last write, bounded by its age. */

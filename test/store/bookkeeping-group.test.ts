@@ -97,10 +97,13 @@ describe('bookkeeping group commits', () => {
     const s = store();
     const release = holdBookkeeping(s.db);
     s.queue(2);
+    // No timer is armed while the answer is being made: its release arms one.
+    expect(vi.getTimerCount()).toBe(0);
     const committed = bookkeepingCommitted(s.db);
     vi.advanceTimersByTime(BOOKKEEPING.maxDelayMs * 2);
     expect(s.visible()).toBe(0);
     release();
+    expect(vi.getTimerCount()).toBe(1);
     vi.advanceTimersByTime(BOOKKEEPING.idleMs);
     await committed;
     expect(s.visible()).toBe(2);

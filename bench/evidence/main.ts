@@ -17,7 +17,7 @@ import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from 
 import { engineTable, ms, pacedTable, repoLabel, scalingLine, serverColdTable, startTable, stdioTable, type EngineRow, type ServerColdRow, type StdioRow } from './report.js';
 import { writeEvidenceSection } from './readme-section.js';
 import { measureServerCold } from './server-cold.js';
-import { measureStdio } from './stdio.js';
+import { measureStdioInChild } from './stdio-child.js';
 
 const SHM = '/dev/shm';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -98,7 +98,7 @@ const SELF_NEED: StdioNeed = { route: 'locate.implementation', subject: SELF_SUB
 async function stdioRow(repository: { label: string; root: string }, n: StdioNeed, scratch: string, plan: Plan, pauseMs = 0): Promise<StdioRow> {
   const need = `${n.route} ${n.subject.kind}:${n.subject.name}${n.required ? ` + required ${n.required.map((r) => r.kind).join(', ')} (none exists: partial)` : ''}`;
   try {
-    const result = await measureStdio({
+    const result = await measureStdioInChild({
       cliPath: NEEDLE_BIN,
       echoPath: join(root, 'dist/bench/echo.js'),
       root: repository.root,
@@ -184,7 +184,7 @@ async function main(argv: string[]): Promise<number> {
     const report = [
       `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules, every file dated an hour back as in a working repository (a file written within the last ${EVIDENCE_STORE.racyMtimeWindowMs / 1000} s is re-read on every freshness check, by design; a repository measured right after it was written would measure that window) (${generated}; repositories under \`${dirname(repoScratch)}\`, data directories under \`${tmpdir()}\`).`,
       '',
-      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read, once the server's worktree watch has reported the snapshot it knows (stderr). The first need of each newly spawned server is not a warm hit and is reported under *Server start*; the repeats on the warming connection (the process that just ran the worker, whose first repeat decides the hit from the certificates it has just written) are reported in their own column and are not among the warm-hit samples. The floor is the same request line through a bare echo process, sent right after each hit (interleaved, so both see the same machine). A partial need asks for an obligation the static worker cannot satisfy, so its repeat is served from the certified negative outcome.`,
+      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read by a client process of its own (started for the row, so that the benchmark's own heap does not collect garbage in the middle of samples), once the server's worktree watch has reported the snapshot it knows (stderr). The first need of each newly spawned server is not a warm hit and is reported under *Server start*; the repeats on the warming connection (the process that just ran the worker, whose first repeat decides the hit from the certificates it has just written) are reported in their own column and are not among the warm-hit samples. The floor is the same request line through a bare echo process, sent right after each hit (interleaved, so both see the same machine). A partial need asks for an obligation the static worker cannot satisfy, so its repeat is served from the certified negative outcome.`,
       '',
       stdioTable(stdio),
       '',

@@ -6,16 +6,17 @@
 // server starts (grammars, compiled queries: evidence/rehearsal.ts), which a
 // first cold need would otherwise wait for, then extracts the facts of the
 // repository's files (evidence/fact-index.ts) whenever no run is going on,
-// so that a cold need parses only the files whose trees it uses.
+// so that a cold need parses only the files whose trees it uses, and keeps
+// the trees parsed for that within the tree cache's bound (tree-cache.ts).
 import { parentPort, workerData } from 'node:worker_threads';
+import { FACT_INDEX } from '../core/limits.js';
+import type { ResolutionStage } from '../core/resolution.js';
 import { gitEnvironment, runGitThrough } from '../repo/git.js';
 import { startGitHelper } from '../repo/git-helper.js';
 import { buildFactIndex, FactIndex, indexOrder, sampleSubjects } from './fact-index.js';
-import { FACT_INDEX } from '../core/limits.js';
 import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
 import { createStaticWorker } from './static-worker.js';
-import type { ResolutionStage } from '../core/resolution.js';
 import type { FromAnalyzer, ThreadData, ToAnalyzer } from './thread-protocol.js';
 import { listSearchedFiles, WorktreeTexts } from './worktree-texts.js';
 import { TreeCache } from './tree-cache.js';

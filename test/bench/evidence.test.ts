@@ -92,6 +92,18 @@ describe('stdio measurements', () => {
     expect(m.coldAfterPause).toBeNull();
   });
 
+  it('times the same in a fresh process of its own, and says in one line why it could not', async () => {
+    // The benchmark's build, as `npm run bench` runs it (the child is the compiled script).
+    const { measureStdioInChild } = (await import(join(ROOT, 'dist/bench/evidence/stdio-child.js'))) as typeof import('../../bench/evidence/stdio-child.js');
+    const options = { cliPath: CLI, echoPath: ECHO, root: repo.root, route: 'locate.implementation' as const, subject: GENERATED_SUBJECT, samples: 3 };
+    const m = await measureStdioInChild({ ...options, dataDir: join(scratch, 'stdio-child-data') });
+    expect(m.firstStatus).toBe('generated, miss');
+    expect(m.hits).toMatchObject({ summary: { n: 3 }, connections: 2, afterCold: { n: 7 } });
+    expect(m.echo.n).toBe(3);
+    const missing = join(scratch, 'no-such-repository');
+    await expect(measureStdioInChild({ ...options, root: missing, dataDir: join(scratch, 'stdio-child-bad') })).rejects.toThrow(/^[^\n]*no-such-repository is not inside a git work tree[^\n]*$/);
+  });
+
   it('paces repeats and echoes alike with a think time, and they are still warm hits; a cold need after a think time on a fresh server', async () => {
     const m = await measureStdio({
       cliPath: CLI,

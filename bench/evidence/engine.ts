@@ -11,10 +11,10 @@ import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
 import type { Engine, EngineResult, ResolutionKind } from '../../src/core/resolution.js';
 import type { Predicate, RouteId, SubjectKind } from '../../src/core/semantic.js';
 import { loadLanguages } from '../../src/evidence/parse/treesitter.js';
-import { createStaticWorker } from '../../src/evidence/static-worker.js';
 import { repositoryLineage } from '../../src/repo/snapshot.js';
 import { WorktreeWatch } from '../../src/repo/worktree-watch.js';
 import { createEngine } from '../../src/resolve/engine.js';
+import { staticExplorer } from '../../src/workers/explorers.js';
 import { openDataDir } from '../../src/store/datadir.js';
 import { summarize, type Summary } from '../stats.js';
 
@@ -84,7 +84,7 @@ async function freshEngine(root: string, scratch: string) {
   const watch = new WorktreeWatch(root).start();
   const deadline = Date.now() + WATCH_READY_MS;
   while (watch.current() === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  const engine = createEngine({ db: data.db, repoRoot: root, explorers: [createStaticWorker()], profile: BUILTIN_LOCAL_PROFILE, worktree: watch });
+  const engine = createEngine({ db: data.db, repoRoot: root, explorers: [staticExplorer()], profile: BUILTIN_LOCAL_PROFILE, worktree: watch });
   return {
     engine,
     close: () => {

@@ -198,7 +198,7 @@ async function main(argv: string[]): Promise<number> {
       '',
       startTable(stdio),
       '',
-      `**In process** (\`createEngine\` + static worker + the worktree watch a server runs, its first snapshot taken before timing starts): the first resolution on a fresh data directory, \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository, then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / ${RESOLVER.bytesPerToken} of the first resolution. Loading the tree-sitter grammars (${grammarMs === null ? 'not measured' : ms(grammarMs)}, once per process) and one untimed warm-up resolution precede the measurements.`,
+      `**In process** (\`createEngine\` + the static analyzer as every command runs it, under its identity so that what it cannot satisfy is certified as a negative outcome (\`workers/explorers.ts\` \`staticExplorer\`) + the worktree watch a server runs, its first snapshot taken before timing starts): the first resolution on a fresh data directory, \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository, then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / ${RESOLVER.bytesPerToken} of the first resolution. Loading the tree-sitter grammars (${grammarMs === null ? 'not measured' : ms(grammarMs)}, once per process) and one untimed warm-up resolution precede the measurements.`,
       '',
       engineTable(engine),
       '',

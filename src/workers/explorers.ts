@@ -41,7 +41,7 @@ export function buildExplorers(profile: RoleProfile, deps: ExplorerDeps): Worker
   const runs = new RunsStore(deps.db);
   return profile.explorer.map((entry) =>
     entry.adapter === 'static'
-      ? staticWorker(deps.analyzerThread)
+      ? staticExplorer(deps.analyzerThread)
       : codexWorkerOnFirstRun({
           explorer: entry,
           runsRoot: runsRootOf(deps.dataDir),
@@ -68,7 +68,12 @@ function onFirstRun(shape: Omit<Worker, 'run'>, load: () => Promise<Worker>): Wo
   };
 }
 
-function staticWorker(thread: ExplorerDeps['analyzerThread']): Worker {
+/**
+ * The embedded static analyzer as every command runs it: under its identity
+ * (workers/static-definition.ts), so that what it could not satisfy is
+ * certified as a negative outcome; in its thread where one is set up.
+ */
+export function staticExplorer(thread?: ExplorerDeps['analyzerThread']): Worker {
   const inProcess = onFirstRun({ name: 'static', countsAgainstLimit: false, definition: staticAnalyzerDefinition }, async () => (await import('../evidence/static-worker.js')).createStaticWorker());
   const entry = thread ? analyzerThreadEntry() : null;
   if (!thread || !entry) return inProcess;

@@ -11,8 +11,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { FACT_INDEX } from '../core/limits.js';
 import type { ResolutionStage } from '../core/resolution.js';
-import { gitEnvironment, runGitThrough } from '../repo/git.js';
-import { startGitHelper } from '../repo/git-helper.js';
+import { gitEnvironment, runGitAsyncThrough, runGitThrough } from '../repo/git.js';
+import { startGitHelpers } from '../repo/git-helper.js';
 import { buildFactIndex, FactIndex, indexOrder, sampleSubjects } from './fact-index.js';
 import { loadLanguages } from './parse/treesitter.js';
 import { languagesOf, rehearse, repositoryFiles } from './rehearsal.js';
@@ -52,11 +52,14 @@ async function betweenFiles(): Promise<void> {
 
 async function prepare(root: string): Promise<string[] | null> {
   const started = performance.now();
-  // This thread's git runs (every search of a cold need) start from a small
-  // shell rather than from this large process (repo/git-helper.ts).
-  const helper = startGitHelper(gitEnvironment());
-  if (helper) runGitThrough(helper.run);
-  else post({ kind: 'note', message: 'git helper not started; the analyzer starts git directly' });
+  // This thread's git runs (every search of a cold need, its start-up
+  // listing) start from a small shell rather than from this large process
+  // (repo/git-helper.ts).
+  const helpers = startGitHelpers(gitEnvironment());
+  if (helpers && helpers.sync.connected()) {
+    runGitThrough(helpers.sync.run);
+    runGitAsyncThrough(helpers.async.run);
+  } else post({ kind: 'note', message: 'git helper not started; the analyzer starts git directly' });
   try {
     const files = await repositoryFiles(root);
     const languages = languagesOf(files);

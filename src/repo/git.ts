@@ -5,7 +5,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { REPO } from '../core/limits.js';
-import type { HelperRunner } from './git-helper.js';
+import type { AsyncHelperRunner, HelperRunner } from './git-helper.js';
 
 export class RepoError extends Error {
   override readonly name = 'RepoError';
@@ -100,18 +100,35 @@ export function git(cwd: string, args: string[], opts?: GitOptions): string {
   return gitBytes(cwd, args, opts).toString('utf8');
 }
 
+/**
+ * Starts git for this thread's gitBytesAsync calls instead of a direct child
+ * (the server installs repo/git-helper.ts's asynchronous helper). Calls with
+ * extra environment, and any the runner declines, start git directly.
+ */
+let asyncRunner: AsyncHelperRunner | null = null;
+export function runGitAsyncThrough(r: AsyncHelperRunner | null): void {
+  asyncRunner = r;
+}
+
 /** gitBytes without blocking the event loop (background work such as the worktree watch). */
-export function gitBytesAsync(cwd: string, args: readonly string[], opts: GitOptions = {}): Promise<Buffer> {
+export async function gitBytesAsync(cwd: string, args: readonly string[], opts: GitOptions = {}): Promise<Buffer> {
   const okCodes = opts.okCodes ?? [0];
+  const maxBuffer = opts.maxBuffer ?? REPO.gitMaxOutputBytes;
+  const what = `git ${args[0] ?? ''}`.trim();
+  const helped = asyncRunner && opts.input === undefined && opts.env === undefined ? await asyncRunner(cwd, args, maxBuffer) : null;
+  if (helped) {
+    if (okCodes.includes(helped.status)) return helped.stdout;
+    throw new RepoError(`${what} failed: ${oneLine(helped.stderr.toString('utf8')) || `Command failed: git ${args.join(' ')}`}`);
+  }
   return new Promise((resolve, reject) => {
     execFile(
       'git',
       args,
-      { cwd, env: gitEnvironment(opts.env), encoding: 'buffer', maxBuffer: opts.maxBuffer ?? REPO.gitMaxOutputBytes, windowsHide: true },
+      { cwd, env: gitEnvironment(opts.env), encoding: 'buffer', maxBuffer, windowsHide: true },
       (error, stdout, stderr) => {
         const status = (error as { code?: unknown } | null)?.code;
         if (!error || (typeof status === 'number' && okCodes.includes(status))) resolve(stdout);
-        else reject(new RepoError(`git ${args[0] ?? ''} failed: ${oneLine(stderr.toString('utf8')) || oneLine(error.message)}`));
+        else reject(new RepoError(`${what} failed: ${oneLine(stderr.toString('utf8')) || oneLine(error.message)}`));
       },
     );
   });

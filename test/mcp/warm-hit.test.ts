@@ -13,12 +13,14 @@ import { CLI, cleanupAll, queryRows, requireBuild, tempDir } from './fixtures.js
 
 const SHIM = tempDir('needle-git-shim-');
 const GIT_LOG = join(SHIM, 'git.log');
+/** The same runs, each with the process id of whoever started it. */
+const PARENT_LOG = join(SHIM, 'git-parents.log');
 
 beforeAll(() => {
   requireBuild();
   const real = ['/usr/bin/git', '/usr/local/bin/git', '/bin/git'].find((p) => existsSync(p));
   if (!real) throw new Error('no git binary found for the shim');
-  writeFileSync(join(SHIM, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${GIT_LOG}'\nexec ${real} "$@"\n`);
+  writeFileSync(join(SHIM, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${GIT_LOG}'\nprintf '%s %s\\n' "$PPID" "$1" >> '${PARENT_LOG}'\nexec ${real} "$@"\n`);
   chmodSync(join(SHIM, 'git'), 0o755);
 });
 afterAll(cleanupAll);
@@ -38,7 +40,7 @@ const LOCATE = { route: 'locate.implementation', subject: { kind: 'symbol', name
 type Json = any;
 
 class Server {
-  private readonly child: ChildProcessWithoutNullStreams;
+  readonly child: ChildProcessWithoutNullStreams;
   private out = '';
   private err = '';
   private readonly waiters: (() => void)[] = [];
@@ -157,6 +159,24 @@ describe('warm hits over stdio', () => {
     expect(found.status).toBe('generated');
     expect(found.satisfied).toContain('focused_tests');
     await s.close();
+  });
+
+  it('once started, the server starts no git itself: its watch\'s snapshots and a need run in process go through its helper shell', async () => {
+    const r = createRepo(LEVELS);
+    const s = new Server(r, tempDir('needle-data-'));
+    await s.initialize();
+    // Before its answer to initialize the server is small and runs git itself (the repository's root and lineage).
+    const parents = () => (existsSync(PARENT_LOG) ? readFileSync(PARENT_LOG, 'utf8').split('\n').filter(Boolean) : []);
+    const started = parents().length;
+    // Asked at once, before the analyzer thread is ready: the need runs in the server's own thread.
+    expect((await s.need(LOCATE)).status).toBe('generated');
+    await s.watchSettled(1);
+    writeFileSync(join(r, 'src/new.ts'), 'export const fresh = 1;\n');
+    await s.watchSettled(2);
+    await s.close();
+    const after = parents().slice(started);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.filter((line) => line.split(' ')[0] === String(s.child.pid))).toEqual([]);
   });
 
   it('a one-byte edit that keeps size and mtime (same timestamp tick) is still detected on the next hit', async () => {

@@ -1,17 +1,20 @@
-// The shell that starts git for the analyzer thread (src/repo/git-helper.ts):
-// through it, gitBytes gives exactly what a direct git gives — bytes, exit
-// statuses, errors — with the same scrubbed environment, and when the shell
-// is gone or cannot start, git is started directly and nothing changes.
+// The shell that starts git for the server and the analyzer thread
+// (src/repo/git-helper.ts): through it, gitBytes and gitBytesAsync give
+// exactly what a direct git gives — bytes, exit statuses, errors — with the
+// same scrubbed environment, and when the shell is gone or cannot start, git
+// is started directly and nothing changes.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { gitBytes, gitEnvironment, runGitThrough } from '../../src/repo/git.js';
-import { startGitHelper, type GitHelper } from '../../src/repo/git-helper.js';
+import { gitBytes, gitBytesAsync, gitEnvironment, runGitAsyncThrough, runGitThrough } from '../../src/repo/git.js';
+import { startGitHelpers, type AsyncGitHelper, type GitHelper } from '../../src/repo/git-helper.js';
+import { captureSnapshot } from '../../src/repo/snapshot.js';
+import { WorktreeWatch } from '../../src/repo/worktree-watch.js';
 import { createRepo } from '../evidence/fixtures/repos.js';
 
 let repo: string;
-const helpers: GitHelper[] = [];
+const helpers: { sync: GitHelper; async: AsyncGitHelper }[] = [];
 beforeAll(() => {
   repo = createRepo({
     'src/a.ts': 'export const alpha = 1;\nexport function beta() {\n  return alpha;\n}\n',
@@ -22,14 +25,25 @@ beforeAll(() => {
 });
 afterEach(() => {
   runGitThrough(null);
-  for (const h of helpers.splice(0)) h.close();
+  runGitAsyncThrough(null);
+  for (const h of helpers.splice(0)) {
+    h.sync.close();
+    h.async.close();
+  }
 });
 
+function startedBoth(env = gitEnvironment()): { sync: GitHelper; async: AsyncGitHelper } {
+  const both = startGitHelpers(env);
+  expect(both).not.toBeNull();
+  helpers.push(both!);
+  return both!;
+}
+
+/** The synchronous side, connected. */
 function started(env = gitEnvironment()): GitHelper {
-  const helper = startGitHelper(env);
-  expect(helper).not.toBeNull();
-  helpers.push(helper!);
-  return helper!;
+  const { sync } = startedBoth(env);
+  expect(sync.connected()).toBe(true);
+  return sync;
 }
 
 /** What gitBytes gives or throws, directly and through the helper. */
@@ -112,20 +126,31 @@ describe('the git helper', () => {
     runGitThrough(helper.run);
     const args = ['grep', '-n', '-e', 'alpha', '--'];
     const direct = execFileSync('git', args, { cwd: repo, env: gitEnvironment() });
-    // Its output file cannot be written (a directory stands in its place): it declines, and git runs directly.
-    rmSync(join(helper.dir, 'out'), { force: true });
-    mkdirSync(join(helper.dir, 'out'));
+    // Its output file (one name, reused by the synchronous side) cannot be
+    // written: a directory stands in its place; it declines, and git runs directly.
+    rmSync(join(helper.dir, 's.out'), { force: true });
+    mkdirSync(join(helper.dir, 's.out'));
     expect(helper.run(repo, args, 1 << 20)).toBeNull();
     expect(gitBytes(repo, args, { okCodes: [0, 1] }).equals(direct)).toBe(true);
     // …and serves again once it can.
-    rmSync(join(helper.dir, 'out'), { recursive: true });
+    rmSync(join(helper.dir, 's.out'), { recursive: true });
     expect(helper.run(repo, args, 1 << 20)?.stdout.equals(direct)).toBe(true);
   });
 
-  it('does not start without bash, within its bound, and says so by giving nothing', () => {
+  it('without bash, declines every run — the synchronous side after waiting its bound once — and git runs directly', async () => {
+    const both = startGitHelpers({ ...gitEnvironment(), PATH: '/nonexistent' }, 300);
+    expect(both).not.toBeNull();
+    helpers.push(both!);
     const started = performance.now();
-    expect(startGitHelper({ ...gitEnvironment(), PATH: '/nonexistent' }, 300)).toBeNull();
+    expect(both!.sync.connected()).toBe(false);
     expect(performance.now() - started).toBeLessThan(5_000);
+    expect(both!.sync.run(repo, ['rev-parse', 'HEAD'], 1 << 20)).toBeNull();
+    expect(await both!.async.run(repo, ['rev-parse', 'HEAD'], 1 << 20)).toBeNull();
+    runGitThrough(both!.sync.run);
+    runGitAsyncThrough(both!.async.run);
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, env: gitEnvironment() });
+    expect(gitBytes(repo, ['rev-parse', 'HEAD']).equals(head)).toBe(true);
+    expect((await gitBytesAsync(repo, ['rev-parse', 'HEAD'])).equals(head)).toBe(true);
   });
 
   it('declines what its framing cannot carry: an empty argument, a relative directory', () => {
@@ -136,5 +161,93 @@ describe('the git helper', () => {
     expect(helper.run(repo, ['rev-parse', 'HEAD'], 1 << 20)?.status).toBe(0);
     writeFileSync(join(repo, 'untracked.ts'), 'export const gamma = 3;\n');
     expect(helper.run(repo, ['grep', '--untracked', '-l', '-e', 'gamma', '--'], 1 << 20)?.stdout.toString()).toBe('untracked.ts\n');
+  });
+});
+
+/** What gitBytesAsync gives or rejects with, directly and through the helper's asynchronous side. */
+async function bothWaysAsync(cwd: string, args: string[], opts: Parameters<typeof gitBytesAsync>[2] = {}): Promise<[unknown, unknown]> {
+  const outcome = () => gitBytesAsync(cwd, args, opts).catch((e: unknown) => e);
+  runGitAsyncThrough(null);
+  const direct = await outcome();
+  runGitAsyncThrough(startedBoth().async.run);
+  return [direct, await outcome()];
+}
+
+describe('the git helper, asynchronous side', () => {
+  it('makes gitBytesAsync answer and fail exactly as a direct git does', async () => {
+    const cases: [string, string[], Parameters<typeof gitBytesAsync>[2]][] = [
+      [repo, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {}],
+      [repo, ['show', 'HEAD:big.txt'], {}],
+      [repo, ['grep', '-n', '-e', 'nothing here', '--'], { okCodes: [0, 1] }],
+      [repo, ['grep', '-n', '-e', 'nothing here', '--'], {}],
+      [repo, ['rev-parse', '--verify', 'no-such-branch'], {}],
+      [repo, ['show', 'HEAD:big.txt'], { maxBuffer: 1_000 }],
+      [join(repo, 'no-such-dir'), ['status', '--porcelain'], {}],
+    ];
+    for (const [cwd, args, opts] of cases) {
+      const [direct, helped] = await bothWaysAsync(cwd, args, opts);
+      // Buffers by their bytes (a deep comparison of 2 MB is slow); errors by class and message.
+      if (Buffer.isBuffer(direct)) expect(Buffer.isBuffer(helped) && helped.equals(direct), args.join(' ')).toBe(true);
+      else expect(helped, args.join(' ')).toEqual(direct);
+    }
+  });
+
+  it('runs several at once and gives each its own answer, whatever order they finish in', async () => {
+    const { async: helper } = startedBoth();
+    const asks = ['src/a.ts', 'src/b.ts', 'big.txt', 'dir with space/ünï.py'].flatMap((path) => [
+      ['show', `HEAD:${path}`],
+      ['log', '-1', '--format=%H', '--', path],
+    ]);
+    const runs = await Promise.all(asks.map((args) => helper.run(repo, args, 64 << 20)));
+    asks.forEach((args, i) => {
+      const direct = execFileSync('git', args, { cwd: repo, env: gitEnvironment(), maxBuffer: 64 << 20 });
+      expect(runs[i]?.status, args.join(' ')).toBe(0);
+      expect(runs[i]!.stdout.equals(direct), args.join(' ')).toBe(true);
+    });
+    // Every run's output files are removed once read.
+    expect(readdirSync(helper.dir).filter((f) => f.endsWith('.out') || f.endsWith('.err'))).toEqual([]);
+  });
+
+  it('once closed, declines; the shell ends and removes its directory; gitBytesAsync starts git directly', async () => {
+    const both = startedBoth();
+    expect(both.sync.connected()).toBe(true);
+    runGitAsyncThrough(both.async.run);
+    const before = await gitBytesAsync(repo, ['ls-files']);
+    both.async.close();
+    both.sync.close();
+    expect(await both.async.run(repo, ['ls-files'], 1 << 20)).toBeNull();
+    expect((await gitBytesAsync(repo, ['ls-files'])).equals(before)).toBe(true);
+    for (let i = 0; i < 500 && existsSync(both.async.dir); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(both.async.dir)).toBe(false);
+  });
+
+  it('an idle helper does not keep a process alive, and a server-like caller still sees every answer', () => {
+    // A child Node process starts the helpers, uses both sides, and exits on its own without closing them.
+    const script = `
+      const { startGitHelpers } = await import(${JSON.stringify(resolve('dist/src/repo/git-helper.js'))});
+      const h = startGitHelpers(process.env);
+      const a = await h.async.run(${JSON.stringify(repo)}, ['rev-parse', 'HEAD'], 1 << 20);
+      const s = h.sync.run(${JSON.stringify(repo)}, ['rev-parse', 'HEAD'], 1 << 20);
+      console.log(a.stdout.toString().trim() === s.stdout.toString().trim() ? 'same' : 'differ');
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 });
+    expect(out.toString().trim()).toBe('same');
+  });
+
+  it('runs the worktree watch\'s snapshots: the digest it reports is the one git computes directly', async () => {
+    const { async: helper } = startedBoth();
+    let runs = 0;
+    runGitAsyncThrough((cwd, args, max) => {
+      runs++;
+      return helper.run(cwd, args, max);
+    });
+    const watch = new WorktreeWatch(repo).start();
+    try {
+      for (let i = 0; i < 6_000 && watch.current() === null; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(watch.current()).toBe(captureSnapshot(repo).sourceDigest);
+      expect(runs).toBeGreaterThan(0);
+    } finally {
+      watch.close();
+    }
   });
 });

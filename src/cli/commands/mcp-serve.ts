@@ -7,6 +7,8 @@ import { FreezeError, freezeRepository, freezeSession, type FrozenRepository } f
 import { McpSession } from '../../mcp/session.js';
 import { serveStdio } from '../../mcp/stdio.js';
 import { WorktreeWatch } from '../../repo/worktree-watch.js';
+import { gitEnvironment, runGitAsyncThrough, runGitThrough } from '../../repo/git.js';
+import { startGitHelpers } from '../../repo/git-helper.js';
 import { ANALYZER_THREAD } from '../../core/limits.js';
 import { quietGate } from '../../mcp/quiet.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
@@ -86,6 +88,14 @@ Options:
     }
     const { db } = opened;
     let worktree: WorktreeWatch | undefined;
+    // Every git this thread runs later (the watch's snapshots, a cold need run
+    // in process) starts from a shell forked now, while this process is small
+    // (repo/git-helper.ts).
+    const gitHelpers = startGitHelpers(gitEnvironment());
+    if (gitHelpers) {
+      runGitAsyncThrough(gitHelpers.async.run);
+      runGitThrough(gitHelpers.sync.run);
+    } else log('git helper not started; the server starts git directly');
     try {
       if (opened.created) log(`initialized new data directory ${dataDir} with defaults (role profile local)`);
       let frozen;
@@ -138,6 +148,10 @@ Options:
       return 0;
     } finally {
       worktree?.close();
+      runGitAsyncThrough(null);
+      runGitThrough(null);
+      gitHelpers?.sync.close();
+      gitHelpers?.async.close();
       flushBookkeeping(db);
       db.close();
     }

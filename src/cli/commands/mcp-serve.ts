@@ -123,19 +123,20 @@ Options:
       // connection has been quiet; not at all for a cache-only server (no worker).
       const quiet = quietGate(ANALYZER_THREAD.quietMs);
       worktree.onKnown(() => quiet.arm());
-      const parts = { ...base, team, worktree, ...(values['cache-only'] === true ? {} : { analyzerThread: { log, startWhen: quiet.onQuiet } }) };
-      const changeTools = createSessionChangeTools(parts);
-      const { engine, warmUp } = createServerEngine({ ...parts, lineage: frozen.lineage });
-      const session = new McpSession({ frozen, db, engine: withStageHook(engine, io.env), log, ...(changeTools ? { changeTools } : {}) });
       // A snapshot allocates in proportion to the repository (its listing), and
       // collecting that garbage otherwise fell on the next needs: measured on
       // 50 000 files with a GC observer, major collections of 2–9 ms began
       // 0–15 ms after the watch reported the snapshot, where a client's next
       // requests were, and held its hits at 4–12 ms instead of 0.4–1.5. So the
-      // server collects (7–10 ms) before it is idle again, after the engine's
-      // and the session's rehearsals (registered last), which allocate too.
+      // server collects (7–10 ms) before it is idle again — first, so that the
+      // engine's and the session's rehearsals of the hit path, which follow,
+      // leave it warm in the caches the collection went through.
       const collect = fullGarbageCollector();
       if (collect) worktree.onKnown(collect);
+      const parts = { ...base, team, worktree, ...(values['cache-only'] === true ? {} : { analyzerThread: { log, startWhen: quiet.onQuiet } }) };
+      const changeTools = createSessionChangeTools(parts);
+      const { engine, warmUp } = createServerEngine({ ...parts, lineage: frozen.lineage });
+      const session = new McpSession({ frozen, db, engine: withStageHook(engine, io.env), log, ...(changeTools ? { changeTools } : {}) });
       // Bookkeeping rows wait for a quiet moment (store/bookkeeping.ts); a
       // client that stops its server with a signal does not lose them.
       const stop = (signal: (typeof STOP_SIGNALS)[number]): void => {

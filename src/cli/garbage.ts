@@ -1,5 +1,5 @@
 // A full garbage collection on demand, for the server to run at moments of
-// its choosing (cli/commands/mcp-serve.ts: after each worktree snapshot).
+// its choosing (cli/commands/mcp-serve.ts: after a large worktree snapshot).
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -14,4 +14,15 @@ export function fullGarbageCollector(): (() => void) | null {
   setFlagsFromString('--expose-gc');
   const gc: unknown = runInNewContext('gc');
   return typeof gc === 'function' ? () => void gc() : null;
+}
+
+/**
+ * What the server runs after each worktree snapshot: `collect` when the
+ * buffers the process holds exceed `minBufferBytes` (a large snapshot's git
+ * output, now garbage), nothing otherwise.
+ */
+export function afterSnapshot(collect: () => void, minBufferBytes: number): () => void {
+  return () => {
+    if (process.memoryUsage().arrayBuffers > minBufferBytes) collect();
+  };
 }

@@ -3,7 +3,7 @@
 // longer reachable.
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { fullGarbageCollector } from '../../src/cli/garbage.js';
+import { afterSnapshot, fullGarbageCollector } from '../../src/cli/garbage.js';
 
 describe('full garbage collector', () => {
   it('runs a major collection when called, which frees an unreachable object', async () => {
@@ -27,5 +27,18 @@ describe('full garbage collector', () => {
     collect!();
     expect(ref.deref()).toBeUndefined();
     expect(await major).toBe(true);
+  });
+});
+
+describe('collection after a snapshot', () => {
+  it('collects only while the process holds more buffer memory than its bound', () => {
+    let runs = 0;
+    const held = process.memoryUsage().arrayBuffers;
+    afterSnapshot(() => runs++, held + 4 * 1024 * 1024)();
+    expect(runs).toBe(0);
+    const output = Buffer.alloc(8 * 1024 * 1024, 1); // a large snapshot's git output
+    afterSnapshot(() => runs++, held + 4 * 1024 * 1024)();
+    expect(runs).toBe(1);
+    expect(output.length).toBe(8 * 1024 * 1024);
   });
 });

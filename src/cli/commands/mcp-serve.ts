@@ -9,13 +9,13 @@ import { serveStdio } from '../../mcp/stdio.js';
 import { WorktreeWatch } from '../../repo/worktree-watch.js';
 import { gitEnvironment, runGitAsyncThrough, runGitThrough } from '../../repo/git.js';
 import { startGitHelpers } from '../../repo/git-helper.js';
-import { ANALYZER_THREAD } from '../../core/limits.js';
+import { ANALYZER_THREAD, SNAPSHOT_GC } from '../../core/limits.js';
 import { quietGate } from '../../mcp/quiet.js';
 import { checkModel, checkProfileId, parseCommandArgs, resolveDataDir, stringOption } from '../args.js';
 import { UsageError, type CliCommand } from '../command.js';
 import { createServerEngine, createSessionChangeTools, openTeamCache, startupRecovery } from '../engine.js';
 import { withStageHook } from '../stage-hook.js';
-import { fullGarbageCollector } from '../garbage.js';
+import { afterSnapshot, fullGarbageCollector } from '../garbage.js';
 import { flushBookkeeping } from '../../store/bookkeeping.js';
 
 const DEFAULT_MAIN_MODEL = 'unknown';
@@ -123,16 +123,17 @@ Options:
       // connection has been quiet; not at all for a cache-only server (no worker).
       const quiet = quietGate(ANALYZER_THREAD.quietMs);
       worktree.onKnown(() => quiet.arm());
-      // A snapshot allocates in proportion to the repository (its listing), and
-      // collecting that garbage otherwise fell on the next needs: measured on
-      // 50 000 files with a GC observer, major collections of 2–9 ms began
-      // 0–15 ms after the watch reported the snapshot, where a client's next
-      // requests were, and held its hits at 4–12 ms instead of 0.4–1.5. So the
-      // server collects (7–10 ms) before it is idle again — first, so that the
-      // engine's and the session's rehearsals of the hit path, which follow,
-      // leave it warm in the caches the collection went through.
+      // A large snapshot leaves its git output as garbage, and collecting it
+      // otherwise fell on the next needs: measured on 50 000 files with a GC
+      // observer, major collections of 2–9 ms began 0–15 ms after the watch
+      // reported the snapshot, where a client's next requests were, and held
+      // its hits at 4–12 ms instead of 0.4–1.5. So the server collects (7–10
+      // ms) before it is idle again when the snapshot was large
+      // (SNAPSHOT_GC) — first, so that the engine's and the session's
+      // rehearsals of the hit path, which follow, leave it warm in the caches
+      // the collection went through.
       const collect = fullGarbageCollector();
-      if (collect) worktree.onKnown(collect);
+      if (collect) worktree.onKnown(afterSnapshot(collect, SNAPSHOT_GC.minBufferBytes));
       const parts = { ...base, team, worktree, ...(values['cache-only'] === true ? {} : { analyzerThread: { log, startWhen: quiet.onQuiet } }) };
       const changeTools = createSessionChangeTools(parts);
       const { engine, warmUp } = createServerEngine({ ...parts, lineage: frozen.lineage });

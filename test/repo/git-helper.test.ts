@@ -4,7 +4,7 @@
 // same scrubbed environment, and when the shell is gone or cannot start, git
 // is started directly and nothing changes.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gitBytes, gitBytesAsync, gitEnvironment, runGitAsyncThrough, runGitThrough } from '../../src/repo/git.js';
@@ -164,6 +164,20 @@ describe('the git helper', () => {
   });
 });
 
+/** Process ids whose command line holds `arg` (Linux /proc). */
+function processesWithArgument(arg: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(arg)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 /** What gitBytesAsync gives or rejects with, directly and through the helper's asynchronous side. */
 async function bothWaysAsync(cwd: string, args: string[], opts: Parameters<typeof gitBytesAsync>[2] = {}): Promise<[unknown, unknown]> {
   const outcome = () => gitBytesAsync(cwd, args, opts).catch((e: unknown) => e);
@@ -219,6 +233,23 @@ describe('the git helper, asynchronous side', () => {
     expect((await gitBytesAsync(repo, ['ls-files'])).equals(before)).toBe(true);
     for (let i = 0; i < 500 && existsSync(both.async.dir); i++) await new Promise((r) => setTimeout(r, 10));
     expect(existsSync(both.async.dir)).toBe(false);
+  });
+
+  it('a shell killed under it declines the runs in flight and later ones; gitBytesAsync starts git directly', async () => {
+    const both = startedBoth();
+    runGitAsyncThrough(both.async.run);
+    const direct = execFileSync('git', ['ls-files'], { cwd: repo, env: gitEnvironment() });
+    expect((await gitBytesAsync(repo, ['ls-files'])).equals(direct)).toBe(true);
+    // Its private directory is on its command line (the shell's and its FIFO side's): that names this shell alone.
+    for (const pid of processesWithArgument(both.async.dir)) process.kill(pid, 'SIGKILL');
+    const inFlight = both.async.run(repo, ['ls-files'], 1 << 20);
+    expect(await inFlight).toBeNull();
+    expect(await both.async.run(repo, ['ls-files'], 1 << 20)).toBeNull();
+    expect((await gitBytesAsync(repo, ['ls-files'])).equals(direct)).toBe(true);
+    // The synchronous side of the same shell declines too, and gitBytes answers directly.
+    expect(both.sync.connected()).toBe(false);
+    runGitThrough(both.sync.run);
+    expect(gitBytes(repo, ['ls-files']).equals(direct)).toBe(true);
   });
 
   it('an idle helper does not keep a process alive, and a server-like caller still sees every answer', () => {

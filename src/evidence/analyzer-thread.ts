@@ -9,7 +9,6 @@
 // so that a cold need parses only the files whose trees it uses, and keeps
 // the trees parsed for that within the tree cache's bound (tree-cache.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { FACT_INDEX } from '../core/limits.js';
 import type { ResolutionStage } from '../core/resolution.js';
 import { gitEnvironment, runGitAsyncThrough, runGitThrough } from '../repo/git.js';
 import { startGitHelpers } from '../repo/git-helper.js';
@@ -93,7 +92,7 @@ async function indexFacts(root: string, files: readonly string[]): Promise<void>
   const started = performance.now();
   try {
     // The trees parsed for the facts fill the tree cache's bound (sources before tests).
-    const built = await buildFactIndex(root, indexOrder(files), index, betweenFiles, FACT_INDEX, (path, digest, file) => trees.offer(path, digest, file));
+    const built = await buildFactIndex(root, indexOrder(files), index, betweenFiles, { keep: (path, digest, file) => trees.offer(path, digest, file) });
     // No warm-up where searches walk the repository (its text is not held):
     // there a warm-up need's stages take hundreds of ms, which a client's need
     // arriving meanwhile would wait for, to save the ~10–20 ms of compiling.

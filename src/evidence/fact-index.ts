@@ -94,10 +94,13 @@ export async function buildFactIndex(
   paths: readonly string[],
   index: FactIndex,
   between: () => Promise<void>,
-  bounds: { readonly maxFiles: number; readonly maxBytes: number; readonly maxFileBytes: number } = FACT_INDEX,
-  /** Offered each parsed file and its digest; true when it keeps the tree (evidence/tree-cache.ts offer), which is then not freed here. */
-  keep: (path: string, digest: Digest, file: ParsedFile) => boolean = () => false,
+  opts: {
+    readonly bounds?: { readonly maxFiles: number; readonly maxBytes: number; readonly maxFileBytes: number };
+    /** Offered each parsed file and its digest; true when it keeps the tree (evidence/tree-cache.ts offer), which is then not freed here. */
+    readonly keep?: (path: string, digest: Digest, file: ParsedFile) => boolean;
+  } = {},
 ): Promise<IndexBuild> {
+  const bounds = opts.bounds ?? FACT_INDEX;
   let bytes = 0;
   let files = 0;
   for (const path of paths) {
@@ -119,7 +122,7 @@ export async function buildFactIndex(
       // The option and key declarations are extracted on first use, from the
       // tree: extract them now.
       index.set(path, source.digest, { definitions: facts.definitions, options: facts.options, configKeys: facts.configKeys });
-      kept = keep(path, source.digest, file);
+      kept = opts.keep?.(path, source.digest, file) ?? false;
     } finally {
       if (!kept) file.tree.delete();
     }

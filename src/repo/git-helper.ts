@@ -18,7 +18,7 @@
 // it through its standard input and output, several runs in flight. The
 // server starts one shell serving both as soon as it starts, while it is
 // still small (startServerGitHelpers); the analyzer thread starts its own.
-import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -179,7 +179,7 @@ function shellEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 interface Shell {
-  readonly process: ChildProcess;
+  readonly process: ChildProcessByStdio<Writable, Readable, null>;
   readonly dir: string;
   /** True once the shell could not start or has ended. */
   readonly gone: () => boolean;
@@ -194,7 +194,7 @@ function spawnShell(env: NodeJS.ProcessEnv): Shell | null {
     return null;
   }
   let ended = false;
-  let child: ChildProcess;
+  let child: Shell['process'];
   try {
     child = spawn('bash', ['--noprofile', '--norc', '-c', SCRIPT, 'needle-git-helper', join(dir, 'request'), join(dir, 'reply'), dir], {
       env: shellEnvironment(env),
@@ -293,7 +293,7 @@ function syncSide(shell: Shell, startMs: number): GitHelper {
 /** The asynchronous side of `shell` (spawned with standard input and output). */
 function asyncSide(shell: Shell): AsyncGitHelper {
   const { dir } = shell;
-  const child = shell.process as ChildProcessByStdio<Writable, Readable, null>;
+  const child = shell.process;
   const pending = new Map<string, { readonly maxBuffer: number; readonly resolve: (run: HelperRun | null) => void }>();
   let alive = true;
   let next = 0;

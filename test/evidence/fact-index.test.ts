@@ -7,7 +7,6 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blake3, type Digest } from '../../src/core/digest.js';
-import { FACT_INDEX } from '../../src/core/limits.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
 import type { RouteId, SubjectKind } from '../../src/core/semantic.js';
 import { AnalysisContext } from '../../src/evidence/context.js';
@@ -29,7 +28,7 @@ function listed(root: string): string[] {
 
 async function indexed(root: string, trees?: TreeCache): Promise<FactIndex> {
   const index = new FactIndex();
-  await buildFactIndex(root, indexOrder(listed(root)), index, noPause, FACT_INDEX, trees ? (path, digest, file) => trees.offer(path, digest, file) : undefined);
+  await buildFactIndex(root, indexOrder(listed(root)), index, noPause, trees ? { keep: (path, digest, file) => trees.offer(path, digest, file) } : {});
   return index;
 }
 
@@ -99,16 +98,16 @@ describe('the fact index', () => {
     expect(await buildFactIndex(root, ['bin.py', 'a.py', 'b.py', 'c.py', 'gone.py'], all, noPause)).toEqual({ files: 3, bytes: 66, stopped: null });
     expect(all.size).toBe(3);
     const bounded = new FactIndex();
-    expect(await buildFactIndex(root, ['a.py', 'b.py', 'c.py'], bounded, noPause, { maxFiles: 2, maxBytes: 1024, maxFileBytes: 1024 })).toEqual({
+    expect(await buildFactIndex(root, ['a.py', 'b.py', 'c.py'], bounded, noPause, { bounds: { maxFiles: 2, maxBytes: 1024, maxFileBytes: 1024 } })).toEqual({
       files: 2,
       bytes: 44,
       stopped: '2 files',
     });
-    expect(await buildFactIndex(root, ['a.py', 'b.py', 'c.py'], new FactIndex(), noPause, { maxFiles: 10, maxBytes: 22, maxFileBytes: 1024 })).toMatchObject({
+    expect(await buildFactIndex(root, ['a.py', 'b.py', 'c.py'], new FactIndex(), noPause, { bounds: { maxFiles: 10, maxBytes: 22, maxFileBytes: 1024 } })).toMatchObject({
       files: 1,
       stopped: '22 bytes',
     });
-    expect(await buildFactIndex(root, ['a.py', 'b.py'], new FactIndex(), noPause, { maxFiles: 10, maxBytes: 1024, maxFileBytes: 21 })).toMatchObject({ files: 0, stopped: null });
+    expect(await buildFactIndex(root, ['a.py', 'b.py'], new FactIndex(), noPause, { bounds: { maxFiles: 10, maxBytes: 1024, maxFileBytes: 21 } })).toMatchObject({ files: 0, stopped: null });
   });
 
   it('waits between files for what the caller runs in between', async () => {

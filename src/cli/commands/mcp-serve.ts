@@ -127,7 +127,7 @@ Options:
       // otherwise fell on the next needs: measured on 50 000 files with a GC
       // observer, major collections of 2–9 ms began 0–15 ms after the watch
       // reported the snapshot, where a client's next requests were, and held
-      // its hits at 4–12 ms instead of 0.4–1.5. So the server collects (7–10
+      // its hits at 4–12 ms instead of 0.4–1.5. So the server collects (7–17
       // ms) before it is idle again when the snapshot was large
       // (SNAPSHOT_GC) — first, so that the engine's and the session's
       // rehearsals of the hit path, which follow, leave it warm in the caches

@@ -30,8 +30,34 @@ export function errorResponse(id: RequestId | null, code: number, message: strin
   return { jsonrpc: '2.0', id, error: { code, message } };
 }
 
-export function resultResponse(id: RequestId, result: unknown): object {
+/**
+ * A result already serialized as JSON text (mcp/answer-template.ts). Only
+ * serializeMessage writes it; anywhere else, serializing it is a bug and
+ * throws rather than send its fields.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+
+  toJSON(): never {
+    throw new Error('RawJson is written by serializeMessage only');
+  }
+}
+
+export interface ResultResponse {
+  readonly jsonrpc: '2.0';
+  readonly id: RequestId;
+  readonly result: unknown;
+}
+
+export function resultResponse(id: RequestId, result: unknown): ResultResponse {
   return { jsonrpc: '2.0', id, result };
+}
+
+/** One outgoing message as one line of JSON text (without the newline), a RawJson result written as is. */
+export function serializeMessage(message: object): string {
+  const result = (message as Partial<ResultResponse>).result;
+  if (result instanceof RawJson) return `{"jsonrpc":"2.0","id":${JSON.stringify((message as ResultResponse).id)},"result":${result.text}}`;
+  return JSON.stringify(message);
 }
 
 export function notification(method: string, params: unknown): object {

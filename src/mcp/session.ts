@@ -15,10 +15,11 @@ import { deferWrite, holdBookkeeping, onBookkeepingError } from '../store/bookke
 import { relaxed, type Db } from '../store/db.js';
 import { insertSession, setSessionProtocol } from '../store/sessions.js';
 import { addStepEvent, beginStep, finishStep, type StepOutcome } from '../store/steps.js';
+import { answerTemplate, type AnswerTemplate } from './answer-template.js';
 import { bypassResult } from './bypass-engine.js';
 import type { CallContext, CallOutcome, ProtocolVersion, ToolHost } from './connection.js';
 import type { FrozenSession } from './freeze.js';
-import { ErrorCode } from './jsonrpc.js';
+import { ErrorCode, RawJson } from './jsonrpc.js';
 import { Ledger, NEED_LIMIT_REASON } from './ledger.js';
 import { projectNeedResult, toolError, toolResult } from './result.js';
 import { buildCatalog, CHANGE_TOOL_NAMES, TOOL_NAMES, type Catalog, type ToolName } from './tools/catalog.js';
@@ -65,6 +66,11 @@ const ANSWER_REHEARSALS = 10;
 
 const CALL_KEYS = new Set(['name', 'arguments', '_meta']);
 
+/** Milliseconds since `started` (hrtime), to the microsecond. */
+function elapsedMs(started: bigint): number {
+  return Number((process.hrtime.bigint() - started) / 1_000n) / 1000;
+}
+
 function firstLine(e: unknown): string {
   return String((e as Error)?.message ?? e).split('\n', 1)[0]!.slice(0, 300);
 }
@@ -86,6 +92,10 @@ export class McpSession implements ToolHost {
   private readonly changeTools: ChangeTools | undefined;
   private readonly log: (line: string) => void;
   private readonly compiled = new Map<string, CompiledNeed>();
+  /** Serialized answers of hits, by the engine result object a repeat is served again (mcp/answer-template.ts). */
+  private readonly answers = new WeakMap<EngineResult, { readonly needId: string; readonly requestDigest: string; readonly modern: boolean; readonly template: AnswerTemplate | null }>();
+  /** Whether the client negotiated the latest protocol (structured content); set at initialize. */
+  private modern = true;
 
   /** Records the frozen session row; the connection starts only after this succeeded. */
   constructor(deps: SessionDeps) {
@@ -122,6 +132,7 @@ export class McpSession implements ToolHost {
   }
 
   initialized(version: ProtocolVersion): void {
+    this.modern = version === MCP.latestProtocolVersion;
     // Bookkeeping: committed with the session's next group, not before the initialize answer.
     deferWrite(this.db, () => setSessionProtocol(this.db, this.frozen.sessionId, version));
   }
@@ -228,8 +239,10 @@ export class McpSession implements ToolHost {
       for (const need of this.compiled.values()) {
         const result = this.engine.remembered?.(need, { cacheOnly: this.frozen.cacheOnly, modelWorkersLeft: this.ledger.modelWorkersLeft });
         if (!result) continue;
-        const output = projectNeedResult(need, { ordinal: this.ledger.nextOrdinal, relation: this.ledger.relationOf(need) }, result);
-        JSON.stringify(toolResult(output.context, output, true, this.meta(need.requestDigest, process.hrtime.bigint())));
+        const step = { ordinal: this.ledger.nextOrdinal, relation: this.ledger.relationOf(need) };
+        const output = projectNeedResult(need, step, result);
+        const answer = this.answerOf(need, result, output, this.modern, step, 0);
+        if (!(answer instanceof RawJson)) JSON.stringify(answer);
       }
     }
   }
@@ -263,16 +276,19 @@ export class McpSession implements ToolHost {
         ? await this.engine.resolve(need, {
             cacheOnly: this.frozen.cacheOnly,
             modelWorkersLeft: admission.modelWorkersLeft,
-            signal: ctx.signal,
+            // Read only by a resolution that runs a worker: a hit never makes the signal.
+            get signal() {
+              return ctx.signal;
+            },
             ...(ctx.progress ? { onProgress: ctx.progress } : {}),
           })
         : bypassResult(need, NEED_LIMIT_REASON);
     } catch (e) {
-      return this.failStep(row, ctx.signal.aborted ? null : e);
+      return this.failStep(row, ctx.aborted ? null : e);
     }
     // A cancel that arrived while the engine was finishing (or right behind a
     // request answered without yielding) still wins: the client stopped waiting.
-    if (ctx.signal.aborted) return this.failStep(row, null);
+    if (ctx.aborted) return this.failStep(row, null);
     const ending = this.project(need, step, result);
     this.finishLater(row, ending.outcome);
     if (ending.kind !== 'delivered') {
@@ -283,9 +299,33 @@ export class McpSession implements ToolHost {
     const modern = ctx.protocolVersion === MCP.latestProtocolVersion;
     return {
       kind: 'result',
-      result: toolResult(ending.output.context, ending.output, modern, this.meta(need.requestDigest, started)),
+      result: this.answerOf(need, result, ending.output, modern, step, elapsedMs(started)),
       delivered: () => this.recordDelivered(row),
     };
+  }
+
+  /**
+   * The tools/call result of a delivered answer. A hit's is rendered from the
+   * template kept for its engine result (made the first time, reused by every
+   * repeat served the same result); anything else is built whole.
+   */
+  private answerOf(
+    need: CompiledNeed,
+    result: EngineResult,
+    output: NeedContextOutput,
+    modern: boolean,
+    step: { ordinal: number; relation: Relation },
+    elapsed: number,
+  ): object {
+    const build = (s: unknown, ms: unknown): object =>
+      toolResult(output.context, { ...output, step: s }, modern, this.meta(need.requestDigest, ms as number));
+    if (!result.cacheHit || result.workerSpawned) return build(output.step, elapsed);
+    let known = this.answers.get(result);
+    if (!known || known.needId !== need.id || known.requestDigest !== need.requestDigest || known.modern !== modern) {
+      known = { needId: need.id, requestDigest: need.requestDigest, modern, template: answerTemplate(build) };
+      this.answers.set(result, known);
+    }
+    return known.template ? known.template.render(step, elapsed) : build(output.step, elapsed);
   }
 
   private finishLater(row: { id: number }, outcome: StepOutcome): void {
@@ -329,12 +369,12 @@ export class McpSession implements ToolHost {
     });
   }
 
-  private meta(requestDigest: string, started: bigint) {
+  private meta(requestDigest: string, elapsedMs: number) {
     return {
       interface_digest: this.frozen.interfaceDigest,
       session_digest: this.frozen.sessionDigest,
       request_digest: requestDigest,
-      elapsed_ms: Number((process.hrtime.bigint() - started) / 1_000n) / 1000,
+      elapsed_ms: elapsedMs,
     };
   }
 
@@ -366,17 +406,17 @@ export class McpSession implements ToolHost {
     }
     try {
       const answer = await run();
-      if (ctx.signal.aborted) return { kind: 'result', result: toolError(`${name} cancelled`) };
+      if (ctx.aborted) return { kind: 'result', result: toolError(`${name} cancelled`) };
       const structured = schema.parse(answer.structured, 'result');
       const modern = ctx.protocolVersion === MCP.latestProtocolVersion;
       return {
         kind: 'result',
-        result: toolResult(answer.text, structured, modern, this.meta(blake3(stableStringify(args)), started)),
+        result: toolResult(answer.text, structured, modern, this.meta(blake3(stableStringify(args)), elapsedMs(started))),
       };
     } catch (e) {
       if (e instanceof ChangeError && e.rule === 'invalid_request')
         return { kind: 'error', code: ErrorCode.invalidParams, message: `invalid ${name} arguments: ${e.message}` };
-      if (ctx.signal.aborted) return { kind: 'result', result: toolError(`${name} cancelled`) };
+      if (ctx.aborted) return { kind: 'result', result: toolError(`${name} cancelled`) };
       this.log(`${name} failed: ${(e as Error)?.stack ?? String(e)}`);
       return { kind: 'result', result: toolError(`${name} failed: ${firstLine(e)}`) };
     }

@@ -2,6 +2,7 @@
 import { MCP } from '../core/limits.js';
 import { Connection, type ToolHost } from './connection.js';
 import { LineFramer } from './framing.js';
+import { serializeMessage } from './jsonrpc.js';
 
 export interface StdioStreams {
   readonly input: NodeJS.ReadableStream;
@@ -19,7 +20,7 @@ export function serveStdio(host: ToolHost, io: StdioStreams): Promise<void> {
     outputBroken = true;
   });
   const send = (message: object): void => {
-    if (!outputBroken) io.output.write(`${JSON.stringify(message)}\n`);
+    if (!outputBroken) io.output.write(`${serializeMessage(message)}\n`);
   };
   const connection = new Connection(host, send, io.log);
   const framer = new LineFramer(MCP.maxLineBytes, {

@@ -13,6 +13,7 @@ import type { Engine, EngineResult } from '../../src/core/resolution.js';
 import type { RoleProfile } from '../../src/core/profile.js';
 import { Connection } from '../../src/mcp/connection.js';
 import { freezeRepository, freezeSession } from '../../src/mcp/freeze.js';
+import { serializeMessage } from '../../src/mcp/jsonrpc.js';
 import { McpSession } from '../../src/mcp/session.js';
 import { NEEDLE_BIN } from '../../src/mcp/version.js';
 import { BypassEngine } from '../../src/mcp/bypass-engine.js';
@@ -85,7 +86,9 @@ export class Outbox {
   readonly messages: Message[] = [];
   private waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
 
-  push = (m: Message): void => {
+  /** Takes each message as the server writes it: through its serializer (a remembered answer is JSON text already). */
+  push = (sent: object): void => {
+    const m = JSON.parse(serializeMessage(sent)) as Message;
     this.messages.push(m);
     this.waiters = this.waiters.filter((w) => {
       if (!w.match(m)) return true;

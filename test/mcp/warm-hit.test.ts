@@ -161,6 +161,35 @@ describe('warm hits over stdio', () => {
     await s.close();
   });
 
+  it('repeats served from the remembered answer carry their own step and elapsed time, and otherwise the same answer', async () => {
+    const r = createRepo(LEVELS);
+    const dataDir = tempDir('needle-data-');
+    const a = new Server(r, dataDir);
+    await a.initialize();
+    expect((await a.need(LOCATE)).status).toBe('generated');
+    await a.close();
+
+    const s = new Server(r, dataDir);
+    await s.initialize();
+    await s.watchSettled(1);
+    const replies = [];
+    for (let i = 0; i < 3; i++) replies.push((await s.request('tools/call', { name: 'need_context', arguments: LOCATE })).result);
+    await s.close();
+    expect(replies.map((x) => x.structuredContent.step)).toEqual([
+      { ordinal: 1, relation: 'independent' },
+      { ordinal: 2, relation: 'repeat' },
+      { ordinal: 3, relation: 'repeat' },
+    ]);
+    for (const reply of replies) {
+      expect(reply).toMatchObject({ isError: false, structuredContent: { status: 'hit', worker_spawned: false } });
+      expect(typeof reply._meta.elapsed_ms).toBe('number');
+      expect(reply.content[0].text).toBe(reply.structuredContent.context);
+    }
+    const without = (x: Json) => ({ ...x, structuredContent: { ...x.structuredContent, step: null }, _meta: { ...x._meta, elapsed_ms: null } });
+    expect(without(replies[2])).toEqual(without(replies[1]));
+    expect(without(replies[1])).toEqual(without(replies[0]));
+  });
+
   it('once started, the server starts no git itself: its watch\'s snapshots and a need run in process go through its helper shell', async () => {
     const r = createRepo(LEVELS);
     const s = new Server(r, tempDir('needle-data-'));

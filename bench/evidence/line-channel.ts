@@ -12,6 +12,12 @@ export interface JsonRpcRequest {
   readonly params?: object;
 }
 
+/** Any line with an id, sent to a process that echoes it (the floor). */
+export interface EchoLine {
+  readonly id: number | string;
+  readonly [key: string]: unknown;
+}
+
 export interface TimedReply {
   readonly reply: Record<string, unknown>;
   readonly ms: number;
@@ -108,8 +114,8 @@ export class LineChannel {
     this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** Writes one request and resolves with its reply and the round-trip time. */
-  request(message: JsonRpcRequest): Promise<TimedReply> {
+  /** Writes one message (a request, or any line with an id for an echo) and resolves with its reply and the round-trip time. */
+  request(message: JsonRpcRequest | EchoLine): Promise<TimedReply> {
     if (this.pending) return Promise.reject(new Error('one request at a time'));
     if (this.exited) return Promise.reject(new Error(`process has exited: ${this.lastStderrLine()}`));
     const line = `${JSON.stringify(message)}\n`;

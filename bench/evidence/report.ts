@@ -22,19 +22,22 @@ export interface StdioRow {
 
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}×`;
 
-/** The warm-hit, echo-floor and ratio cells of one measurement (7 cells). */
+/** The warm-hit, echo-floor and ratio cells of one measurement (HIT_CELLS cells). */
 function hitCells(r: StdioMeasurement): string[] {
   const echo = [ms(r.echo.p50), ms(r.echo.p95)];
-  if ('notHit' in r.hits) return [`not a hit: ${r.hits.notHit}`, '', '', ...echo, '', ''];
+  const requestEcho = `${ms(r.requestEcho.p50)} / ${ms(r.requestEcho.p95)}`;
+  if ('notHit' in r.hits) return [`not a hit: ${r.hits.notHit}`, '', '', ...echo, '', '', requestEcho];
   const h = r.hits.summary;
-  return [ms(h.p50), ms(h.p95), `${h.n} (${r.hits.connections})`, ...echo, ratio(h.p50, r.echo.p50), ratio(h.p95, r.echo.p95)];
+  return [ms(h.p50), ms(h.p95), `${h.n} (${r.hits.connections})`, ...echo, ratio(h.p50, r.echo.p50), ratio(h.p95, r.echo.p95), requestEcho];
 }
 
-const HIT_HEADER = 'warm hit p50 | warm hit p95 | n (connections) | echo floor p50 | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95';
+const HIT_HEADER =
+  'warm hit p50 | warm hit p95 | n (connections) | echo floor p50 (the answer line) | echo floor p95 | hit ÷ echo p50 | hit ÷ echo p95 | echo of the request line p50 / p95';
+const HIT_CELLS = HIT_HEADER.split(' | ').length;
 
 /** Rows of `lead` cells before the hit cells; an unmeasured row says why in its first cell. */
 function hitTable(rows: readonly StdioRow[], leadHeader: readonly string[], lead: (r: StdioMeasurement) => readonly string[]): string {
-  const width = 2 + leadHeader.length + 7;
+  const width = 2 + leadHeader.length + HIT_CELLS;
   const lines = [`| repository | need | ${[...leadHeader, HIT_HEADER].join(' | ')} |`, `|---|---|${'---:|'.repeat(width - 2)}`];
   for (const row of rows) {
     const r = row.result;

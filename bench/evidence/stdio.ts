@@ -9,8 +9,10 @@
 // is warm. The repeats on the warming connection itself — the same process
 // that just ran the worker, its first repeat deciding the hit from the
 // certificates it has just written — are a different case and are reported
-// apart (`afterCold`). The same request line sent through a bare echo process
-// right after each hit is the floor. With `pauseMs`, every repeat and every
+// apart (`afterCold`). The floor is a bare echo process answering the same
+// line right after each hit: the hit's own answer line, echoed (the issue's
+// measure, a pipe round trip of the answer's bytes); the request line echoed
+// is sampled next to it and reported beside it. With `pauseMs`, every repeat and every
 // echo waits that long first (a client's think time).
 import { mkdirSync } from 'node:fs';
 import { LEDGER, MCP } from '../../src/core/limits.js';
@@ -77,7 +79,10 @@ export interface StdioMeasurement {
   readonly startToFirstNeedCold: number;
   /** With `coldAfterMs`: request → reply of a cold first need asked that long after `initialize`. */
   readonly coldAfterPause: { readonly pauseMs: number; readonly ms: number; readonly status: string } | null;
+  /** The floor: each hit's answer line through the echo process. */
   readonly echo: Summary;
+  /** Each hit's request line through the echo process (a shorter line, reported beside the floor). */
+  readonly requestEcho: Summary;
 }
 
 const WATCH_KNOWN = /snapshot \w+ known/;
@@ -145,19 +150,20 @@ const thinkTime = (o: StdioBenchOptions): Promise<void> => (o.pauseMs ? new Prom
 
 export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasurement> {
   prepareBenchDataDir(o.dataDir);
-  // The floor is sampled right after each hit, with the same request line, so
-  // that both see the same machine: on a loaded machine a floor measured
-  // minutes apart would not be comparable.
+  // The floor is sampled right after each hit, with the same line, so that
+  // both see the same machine: on a loaded machine a floor measured minutes
+  // apart would not be comparable.
   const echo = new LineChannel([o.echoPath]);
-  const echoSamples: number[] = [];
   try {
-    return await measureWith(o, echo, echoSamples);
+    return await measureWith(o, echo);
   } finally {
     await echo.close();
   }
 }
 
-async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples: number[]): Promise<StdioMeasurement> {
+async function measureWith(o: StdioBenchOptions, echo: LineChannel): Promise<StdioMeasurement> {
+  const echoSamples: number[] = [];
+  const requestEchoSamples: number[] = [];
   const samples: number[] = [];
   const afterCold: number[] = [];
   const freshProcess: number[] = [];
@@ -194,7 +200,10 @@ async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples:
         } else {
           samples.push(ms);
           await thinkTime(o);
-          echoSamples.push((await echo.request(needCall(o, id))).ms);
+          // The answer line as the server wrote it (same fields, same id).
+          echoSamples.push((await echo.request({ ...reply, id })).ms);
+          await thinkTime(o);
+          requestEchoSamples.push((await echo.request(needCall(o, id))).ms);
         }
       }
     } finally {
@@ -213,7 +222,7 @@ async function measureWith(o: StdioBenchOptions, echo: LineChannel, echoSamples:
         }
       : { notHit };
   const coldAfterPause = o.coldAfterMs === undefined ? null : await coldNeedAfter(o, o.coldAfterMs);
-  return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, coldAfterPause, echo: summarize(echoSamples.length > 0 ? echoSamples : [Number.NaN]) };
+  return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, coldAfterPause, echo: summarize(echoSamples.length > 0 ? echoSamples : [Number.NaN]), requestEcho: summarize(requestEchoSamples.length > 0 ? requestEchoSamples : [Number.NaN]) };
 }
 
 /** One cold need on a fresh data directory, asked `pauseMs` after `initialize` was answered. */

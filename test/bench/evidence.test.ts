@@ -88,7 +88,9 @@ describe('stdio measurements', () => {
     });
     expect(m.firstStatus).toBe('generated, miss');
     expect(m.hits).toMatchObject({ summary: { n: 9 }, connections: 3, afterCold: { n: 7 } });
+    // Two floors per hit: its answer line echoed, then its request line.
     expect(m.echo.n).toBe(9);
+    expect(m.requestEcho.n).toBe(9);
     expect(m.coldAfterPause).toBeNull();
   });
 
@@ -100,6 +102,7 @@ describe('stdio measurements', () => {
     expect(m.firstStatus).toBe('generated, miss');
     expect(m.hits).toMatchObject({ summary: { n: 3 }, connections: 2, afterCold: { n: 7 } });
     expect(m.echo.n).toBe(3);
+    expect(m.requestEcho.n).toBe(3);
     const missing = join(scratch, 'no-such-repository');
     await expect(measureStdioInChild({ ...options, root: missing, dataDir: join(scratch, 'stdio-child-bad') })).rejects.toThrow(/^[^\n]*no-such-repository is not inside a git work tree[^\n]*$/);
   });

@@ -95,25 +95,34 @@ const HIT_NEED: StdioNeed = { route: STDIO_ROUTE, subject: GENERATED_SUBJECT };
 /** A real repository's stdio need: this repository's own FrontierView renderer, located. */
 const SELF_NEED: StdioNeed = { route: 'locate.implementation', subject: SELF_SUBJECT };
 
-async function stdioRow(repository: { label: string; root: string }, n: StdioNeed, scratch: string, plan: Plan, pauseMs = 0): Promise<StdioRow> {
+/** The stdio rows of one need on each repository, measured side by side (stdio.ts measureStdioSideBySide). */
+async function stdioRows(repositories: readonly { label: string; root: string }[], n: StdioNeed, scratch: string, plan: Plan, pauseMs = 0): Promise<StdioRow[]> {
   const need = `${n.route} ${n.subject.kind}:${n.subject.name}${n.required ? ` + required ${n.required.map((r) => r.kind).join(', ')} (none exists: partial)` : ''}`;
   try {
-    const result = await measureStdioInChild({
-      cliPath: NEEDLE_BIN,
-      echoPath: join(root, 'dist/bench/echo.js'),
-      root: repository.root,
-      dataDir: mkdtempSync(join(scratch, 'stdio-data-')),
-      route: n.route,
-      subject: n.subject,
-      ...(n.required ? { required: n.required } : {}),
-      samples: plan.stdioSamples,
-      pauseMs,
-      ...(pauseMs === 0 ? { coldAfterMs: COLD_THINK_MS } : {}),
-    });
-    return { repository: repository.label, need, result };
+    const measured = await measureStdioInChild(
+      repositories.map((repository) => ({
+        cliPath: NEEDLE_BIN,
+        echoPath: join(root, 'dist/bench/echo.js'),
+        root: repository.root,
+        dataDir: mkdtempSync(join(scratch, 'stdio-data-')),
+        route: n.route,
+        subject: n.subject,
+        ...(n.required ? { required: n.required } : {}),
+        samples: plan.stdioSamples,
+        pauseMs,
+        ...(pauseMs === 0 ? { coldAfterMs: COLD_THINK_MS } : {}),
+      })),
+    );
+    return repositories.map((repository, i) => ({ repository: repository.label, need, result: measured[i]! }));
   } catch (e) {
-    return { repository: repository.label, need, result: { error: (e as Error).message.split('\n', 1)[0]! } };
+    const error = (e as Error).message.split('\n', 1)[0]!;
+    return repositories.map((repository) => ({ repository: repository.label, need, result: { error } }));
   }
+}
+
+/** Rows of two needs measured per repository, listed repository by repository. */
+function byRepository(a: readonly StdioRow[], b: readonly StdioRow[]): StdioRow[] {
+  return a.flatMap((row, i) => [row, b[i]!]);
 }
 
 async function engineRow(label: string, repoRoot: string, subject: BenchSubject, scratch: string, coldRepeats: number, plan: Plan): Promise<EngineRow> {
@@ -161,30 +170,32 @@ async function main(argv: string[]): Promise<number> {
       engine.push(await engineRow(repoLabel(repo), repo.root, GENERATED_SUBJECT, scratch, coldRepeats, plan));
       progress(`cold needs of servers that indexed ${files} files`);
       serverCold.push(await serverColdRow(repoLabel(repo), repo.root, { subject: GENERATED_SUBJECT, first: GENERATED_FIRST }, coldRepeats, engine.at(-1)!.grep, scratch));
-      const generated = { label: repoLabel(repo), root: repo.root };
-      progress(`stdio round trips on ${files} files`);
-      stdio.push(await stdioRow(generated, HIT_NEED, scratch, plan));
-      progress(`stdio partial hits on ${files} files`);
-      stdio.push(await stdioRow(generated, PARTIAL, scratch, plan));
-      progress(`stdio round trips after a ${THINK_MS} ms pause on ${files} files`);
-      paced.push(await stdioRow(generated, HIT_NEED, scratch, plan, THINK_MS));
-      paced.push(await stdioRow(generated, PARTIAL, scratch, plan, THINK_MS));
     }
+    // The generated repositories side by side: their p95s are compared (scalingLine).
+    const generated = repos.map((repo) => ({ label: repoLabel(repo), root: repo.root }));
+    const sizes = repos.map((r) => r.files).join(' and ');
+    progress(`stdio round trips on ${sizes} files, side by side`);
+    const hitRows = await stdioRows(generated, HIT_NEED, scratch, plan);
+    progress(`stdio partial hits on ${sizes} files, side by side`);
+    stdio.push(...byRepository(hitRows, await stdioRows(generated, PARTIAL, scratch, plan)));
+    progress(`stdio round trips after a ${THINK_MS} ms pause on ${sizes} files, side by side`);
+    const pacedHits = await stdioRows(generated, HIT_NEED, scratch, plan, THINK_MS);
+    paced.push(...byRepository(pacedHits, await stdioRows(generated, PARTIAL, scratch, plan, THINK_MS)));
     progress('in-process resolutions on this repository');
     engine.push(await engineRow(SELF_LABEL, root, SELF_SUBJECT, scratch, plan.selfColdRepeats, plan));
     progress('cold needs of servers that indexed this repository');
     serverCold.push(await serverColdRow(SELF_LABEL, root, { subject: SELF_SUBJECT, first: SELF_FIRST }, plan.selfColdRepeats, engine.at(-1)!.grep, scratch));
     progress('stdio round trips on this repository');
-    stdio.push(await stdioRow({ label: SELF_LABEL, root }, SELF_NEED, scratch, plan));
-    paced.push(await stdioRow({ label: SELF_LABEL, root }, SELF_NEED, scratch, plan, THINK_MS));
+    stdio.push(...(await stdioRows([{ label: SELF_LABEL, root }], SELF_NEED, scratch, plan)));
+    paced.push(...(await stdioRows([{ label: SELF_LABEL, root }], SELF_NEED, scratch, plan, THINK_MS)));
 
     const command = `npm run bench -- evidence${values.quick ? ' --quick' : ''}`;
     const machine = `Node ${process.version}, ${platform()}-${arch()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, 1-minute load average ${loadAtStart.toFixed(1)} at start`;
-    const generated = repos.map((r) => `${repoLabel(r)} written and committed in ${r.seconds.toFixed(1)} s`).join('; ');
+    const written = repos.map((r) => `${repoLabel(r)} written and committed in ${r.seconds.toFixed(1)} s`).join('; ');
     const report = [
-      `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules, every file dated an hour back as in a working repository (a file written within the last ${EVIDENCE_STORE.racyMtimeWindowMs / 1000} s is re-read on every freshness check, by design; a repository measured right after it was written would measure that window) (${generated}; repositories under \`${dirname(repoScratch)}\`, data directories under \`${tmpdir()}\`).`,
+      `Generated TypeScript repositories: one \`--dry-run\` option read from argv, carried in a settings record, overridden by an environment variable, consumed, and exercised by a vitest test; the rest unrelated modules, every file dated an hour back as in a working repository (a file written within the last ${EVIDENCE_STORE.racyMtimeWindowMs / 1000} s is re-read on every freshness check, by design; a repository measured right after it was written would measure that window) (${written}; repositories under \`${dirname(repoScratch)}\`, data directories under \`${tmpdir()}\`).`,
       '',
-      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read by a client process of its own (started for the row, so that the benchmark's own heap does not collect garbage in the middle of samples), once the server's worktree watch has reported the snapshot it knows (stderr). The first need of each newly spawned server is not a warm hit and is reported under *Server start*; the repeats on the warming connection (the process that just ran the worker, whose first repeat decides the hit from the certificates it has just written) are reported in their own column and are not among the warm-hit samples. The floor is a bare echo process answering the same line, right after each hit (interleaved, so both see the same machine): the hit's own answer line echoed, the pipe round trip of the answer's bytes that the issue measures the hit against; the request line echoed, a shorter line, is sampled after it and shown in the last column. A partial need asks for an obligation the static worker cannot satisfy, so its repeat is served from the certified negative outcome.`,
+      `**Warm hit over stdio**: \`needle mcp serve\` spawned per connection (role profile allowing ${LEDGER.maxLimit} needs per connection), the cache warmed by the first need_context; each repeat timed from request written to response read by a client process of its own (started for the row, so that the benchmark's own heap does not collect garbage in the middle of samples), once the server's worktree watch has reported the snapshot it knows (stderr). The first need of each newly spawned server is not a warm hit and is reported under *Server start*; the repeats on the warming connection (the process that just ran the worker, whose first repeat decides the hit from the certificates it has just written) are reported in their own column and are not among the warm-hit samples. The floor is a bare echo process answering the same line, right after each hit (interleaved, so both see the same machine): the hit's own answer line echoed, the pipe round trip of the answer's bytes that the issue measures the hit against; the request line echoed, a shorter line, is sampled with it (which of the two follows the hit alternates) and shown in the last column. The generated repositories' rows of one need are measured side by side — their connections take turns — so that the two sizes compared below see the same machine. A partial need asks for an obligation the static worker cannot satisfy, so its repeat is served from the certified negative outcome.`,
       '',
       stdioTable(stdio),
       '',

@@ -148,81 +148,131 @@ export async function openConnection(o: Pick<StdioBenchOptions, 'cliPath' | 'dat
 /** The client's think time before a request: the measured condition, not a synchronization. */
 const thinkTime = (o: StdioBenchOptions): Promise<void> => (o.pauseMs ? new Promise((resolve) => setTimeout(resolve, o.pauseMs)) : Promise.resolve());
 
+/** measureStdioSideBySide for one row. */
 export async function measureStdio(o: StdioBenchOptions): Promise<StdioMeasurement> {
-  prepareBenchDataDir(o.dataDir);
+  return (await measureStdioSideBySide([o]))[0]!;
+}
+
+/**
+ * Measures several rows side by side: their connections take turns (one
+ * connection of each row, then again), so that rows compared with each other
+ * — the same need on a small and on a large repository — see the same
+ * machine, as a hit and its floor do. Rows measured one after the other,
+ * minutes apart, compared the machine's moments as much as the rows.
+ */
+export async function measureStdioSideBySide(rows: readonly StdioBenchOptions[]): Promise<StdioMeasurement[]> {
+  for (const o of rows) prepareBenchDataDir(o.dataDir);
   // The floor is sampled right after each hit, with the same line, so that
   // both see the same machine: on a loaded machine a floor measured minutes
   // apart would not be comparable.
-  const echo = new LineChannel([o.echoPath]);
+  const echo = new LineChannel([rows[0]!.echoPath]);
   try {
-    return await measureWith(o, echo);
+    const states = rows.map((o) => new RowState(o));
+    while (states.some((r) => !r.done)) for (const r of states) if (!r.done) await r.connection(echo);
+    const measured: StdioMeasurement[] = [];
+    for (const r of states) measured.push(await r.result());
+    return measured;
   } finally {
     await echo.close();
   }
 }
 
-async function measureWith(o: StdioBenchOptions, echo: LineChannel): Promise<StdioMeasurement> {
-  const echoSamples: number[] = [];
-  const requestEchoSamples: number[] = [];
-  const samples: number[] = [];
-  const afterCold: number[] = [];
-  const freshProcess: number[] = [];
-  const startToFirst: number[] = [];
-  const inits: number[] = [];
-  let first: { ms: number; status: string; fromSpawn: number } | null = null;
-  let notHit: string | null = null;
-  let connections = 0;
-  while (samples.length < o.samples && notHit === null) {
+/** One row's samples so far; `connection` runs one more connection of it. */
+class RowState {
+  private readonly echoSamples: number[] = [];
+  private readonly requestEchoSamples: number[] = [];
+  private readonly samples: number[] = [];
+  private readonly afterCold: number[] = [];
+  private readonly freshProcess: number[] = [];
+  private readonly startToFirst: number[] = [];
+  private readonly inits: number[] = [];
+  private first: { ms: number; status: string; fromSpawn: number } | null = null;
+  private notHit: string | null = null;
+  private connections = 0;
+
+  constructor(private readonly o: StdioBenchOptions) {}
+
+  get done(): boolean {
+    return this.samples.length >= this.o.samples || this.notHit !== null;
+  }
+
+  async connection(echo: LineChannel): Promise<void> {
+    const o = this.o;
     const { channel, initMs } = await openConnection(o);
-    inits.push(initMs);
-    connections++;
+    this.inits.push(initMs);
+    this.connections++;
     try {
-      for (let id = 1; id <= LEDGER.maxLimit && samples.length < o.samples; id++) {
+      for (let id = 1; id <= LEDGER.maxLimit && this.samples.length < o.samples; id++) {
         if (id > 1) await thinkTime(o);
         const { reply, ms } = await channel.request(needCall(o, id));
         const fromSpawn = performance.now() - channel.spawnedAt;
         const outcome = outcomeOf(reply);
-        if (!first) {
-          first = { ms, status: outcome.label, fromSpawn };
+        if (!this.first) {
+          this.first = { ms, status: outcome.label, fromSpawn };
           await channel.waitForStderr(WATCH_KNOWN);
           continue;
         }
         if (!outcome.hit) {
-          notHit = `the repeat was ${outcome.label}${outcome.reason ? `: ${outcome.reason}` : ''}`;
-          break;
+          this.notHit = `the repeat was ${outcome.label}${outcome.reason ? `: ${outcome.reason}` : ''}`;
+          return;
         }
-        if (connections === 1) {
-          afterCold.push(ms);
+        if (this.connections === 1) {
+          this.afterCold.push(ms);
         } else if (id === 1) {
-          freshProcess.push(ms);
-          startToFirst.push(fromSpawn);
+          this.freshProcess.push(ms);
+          this.startToFirst.push(fromSpawn);
           await channel.waitForStderr(WATCH_KNOWN);
         } else {
-          samples.push(ms);
-          await thinkTime(o);
-          // The answer line as the server wrote it (same fields, same id).
-          echoSamples.push((await echo.request({ ...reply, id })).ms);
-          await thinkTime(o);
-          requestEchoSamples.push((await echo.request(needCall(o, id))).ms);
+          this.samples.push(ms);
+          await this.floors(echo, reply, id);
         }
       }
     } finally {
       await channel.close();
     }
   }
-  if (!first) throw new Error('no need_context call was made');
-  const hits =
-    notHit === null
-      ? {
-          summary: summarize(samples),
-          freshProcess: freshProcess.length > 0 ? summarize(freshProcess) : null,
-          startToFirstNeed: startToFirst.length > 0 ? summarize(startToFirst) : null,
-          connections,
-          afterCold: afterCold.length > 0 ? summarize(afterCold) : null,
-        }
-      : { notHit };
-  const coldAfterPause = o.coldAfterMs === undefined ? null : await coldNeedAfter(o, o.coldAfterMs);
-  return { firstMs: first.ms, firstStatus: first.status, hits, startToInitialize: summarize(inits), startToFirstNeedCold: first.fromSpawn, coldAfterPause, echo: summarize(echoSamples.length > 0 ? echoSamples : [Number.NaN]), requestEcho: summarize(requestEchoSamples.length > 0 ? requestEchoSamples : [Number.NaN]) };
+
+  /**
+   * Both floors of one hit: its answer line (the same fields, the same id)
+   * and its request line, echoed. Which goes first alternates, so that
+   * neither is always the one that follows the hit.
+   */
+  private async floors(echo: LineChannel, reply: Record<string, unknown>, id: number): Promise<void> {
+    const answer = async (): Promise<void> => void this.echoSamples.push((await echo.request({ ...reply, id })).ms);
+    const request = async (): Promise<void> => void this.requestEchoSamples.push((await echo.request(needCall(this.o, id))).ms);
+    const order = this.samples.length % 2 === 0 ? [answer, request] : [request, answer];
+    for (const floor of order) {
+      await thinkTime(this.o);
+      await floor();
+    }
+  }
+
+  async result(): Promise<StdioMeasurement> {
+    const o = this.o;
+    if (!this.first) throw new Error('no need_context call was made');
+    const hits =
+      this.notHit === null
+        ? {
+            summary: summarize(this.samples),
+            freshProcess: this.freshProcess.length > 0 ? summarize(this.freshProcess) : null,
+            startToFirstNeed: this.startToFirst.length > 0 ? summarize(this.startToFirst) : null,
+            connections: this.connections,
+            afterCold: this.afterCold.length > 0 ? summarize(this.afterCold) : null,
+          }
+        : { notHit: this.notHit };
+    const coldAfterPause = o.coldAfterMs === undefined ? null : await coldNeedAfter(o, o.coldAfterMs);
+    const orNaN = (a: number[]): number[] => (a.length > 0 ? a : [Number.NaN]);
+    return {
+      firstMs: this.first.ms,
+      firstStatus: this.first.status,
+      hits,
+      startToInitialize: summarize(this.inits),
+      startToFirstNeedCold: this.first.fromSpawn,
+      coldAfterPause,
+      echo: summarize(orNaN(this.echoSamples)),
+      requestEcho: summarize(orNaN(this.requestEchoSamples)),
+    };
+  }
 }
 
 /** One cold need on a fresh data directory, asked `pauseMs` after `initialize` was answered. */

@@ -10,7 +10,7 @@ import { measureRoutes, timeGitGrep } from '../../bench/evidence/engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from '../../bench/evidence/generate.js';
 import { writeEvidenceSection } from '../../bench/evidence/readme-section.js';
 import { measureServerCold } from '../../bench/evidence/server-cold.js';
-import { measureStdio } from '../../bench/evidence/stdio.js';
+import { measureStdio, measureStdioSideBySide, type StdioMeasurement } from '../../bench/evidence/stdio.js';
 import { languageForPath } from '../../src/evidence/parse/treesitter.js';
 import { NEEDLE_BIN } from '../../src/mcp/version.js';
 import { git as gitIn } from '../support/git.js';
@@ -98,13 +98,28 @@ describe('stdio measurements', () => {
     // The benchmark's build, as `npm run bench` runs it (the child is the compiled script).
     const { measureStdioInChild } = (await import(join(ROOT, 'dist/bench/evidence/stdio-child.js'))) as typeof import('../../bench/evidence/stdio-child.js');
     const options = { cliPath: CLI, echoPath: ECHO, root: repo.root, route: 'locate.implementation' as const, subject: GENERATED_SUBJECT, samples: 3 };
-    const m = await measureStdioInChild({ ...options, dataDir: join(scratch, 'stdio-child-data') });
+    const [m] = (await measureStdioInChild([{ ...options, dataDir: join(scratch, 'stdio-child-data') }])) as [StdioMeasurement];
     expect(m.firstStatus).toBe('generated, miss');
     expect(m.hits).toMatchObject({ summary: { n: 3 }, connections: 2, afterCold: { n: 7 } });
     expect(m.echo.n).toBe(3);
     expect(m.requestEcho.n).toBe(3);
     const missing = join(scratch, 'no-such-repository');
-    await expect(measureStdioInChild({ ...options, root: missing, dataDir: join(scratch, 'stdio-child-bad') })).rejects.toThrow(/^[^\n]*no-such-repository is not inside a git work tree[^\n]*$/);
+    await expect(measureStdioInChild([{ ...options, root: missing, dataDir: join(scratch, 'stdio-child-bad') }])).rejects.toThrow(/^[^\n]*no-such-repository is not inside a git work tree[^\n]*$/);
+  });
+
+  it('measures rows side by side: each gets its own samples, floors and connections, and one bad row fails in one line', async () => {
+    const small = generateRepository(join(scratch, 'repo-side'), 60);
+    const rows = (dataDir: string, roots: string[]) =>
+      roots.map((root, i) => ({ cliPath: CLI, echoPath: ECHO, root, dataDir: join(scratch, `${dataDir}-${i}`), route: 'locate.implementation' as const, subject: GENERATED_SUBJECT, samples: 4 }));
+    const [a, b] = await measureStdioSideBySide(rows('side', [repo.root, small.root]));
+    for (const m of [a!, b!]) {
+      expect(m.firstStatus).toBe('generated, miss');
+      // 4 samples need one warming connection and one more (7 repeats each).
+      expect(m.hits).toMatchObject({ summary: { n: 4 }, connections: 2 });
+      expect(m.echo.n).toBe(4);
+      expect(m.requestEcho.n).toBe(4);
+    }
+    await expect(measureStdioSideBySide(rows('side-bad', [repo.root, join(scratch, 'no-such-repository')]))).rejects.toThrow(/no-such-repository is not inside a git work tree/);
   });
 
   it('paces repeats and echoes alike with a think time, and they are still warm hits; a cold need after a think time on a fresh server', async () => {

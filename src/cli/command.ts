@@ -5,6 +5,12 @@ export interface CliIO {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
   readonly stdin: NodeJS.ReadableStream;
+  /**
+   * The descriptor behind `stdin` when it is the process's own standard input
+   * (the binary sets 0; an injected stream leaves it unset): `mcp serve` reads
+   * a pipe through it directly (mcp/stdin-source.ts).
+   */
+  readonly stdinFd?: number;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   /** Whether stderr is a terminal (progress is shown only then). */

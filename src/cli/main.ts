@@ -7,7 +7,12 @@ const argv = process.argv.slice(2);
 const io = {
   stdout: process.stdout,
   stderr: process.stderr,
-  stdin: process.stdin,
+  // Made when first read: `mcp serve` reads a piped stdin through its own
+  // handle (mcp/stdin-source.ts), and a second handle on descriptor 0 may not exist.
+  get stdin(): NodeJS.ReadableStream {
+    return process.stdin;
+  },
+  stdinFd: 0,
   env: process.env,
   cwd: process.cwd(),
   interactive: Boolean(process.stderr.isTTY),

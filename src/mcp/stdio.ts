@@ -3,9 +3,11 @@ import { MCP } from '../core/limits.js';
 import { Connection, type ToolHost } from './connection.js';
 import { LineFramer } from './framing.js';
 import { serializeMessage } from './jsonrpc.js';
+import type { ByteSource } from './stdin-source.js';
 
 export interface StdioStreams {
-  readonly input: NodeJS.ReadableStream;
+  /** Requests, as bytes (mcp/stdin-source.ts). */
+  readonly input: ByteSource;
   readonly output: NodeJS.WritableStream;
   readonly log: (line: string) => void;
   /** Called for every chunk read (the server's quiet gate, mcp/quiet.ts). */
@@ -36,15 +38,16 @@ export function serveStdio(host: ToolHost, io: StdioStreams): Promise<void> {
       framer.finish();
       void connection.end().then(resolve);
     };
-    io.input.on('data', (chunk: Buffer | string) => {
-      io.onInput?.();
-      framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    });
-    io.input.on('end', finish);
-    io.input.on('close', finish);
-    io.input.on('error', (e: Error) => {
-      io.log(`stdin failed: ${e.message}`);
-      finish();
+    io.input({
+      data: (chunk) => {
+        io.onInput?.();
+        framer.push(chunk);
+      },
+      end: finish,
+      error: (e) => {
+        io.log(`stdin failed: ${e.message}`);
+        finish();
+      },
     });
   });
 }

@@ -6,6 +6,7 @@ import { openDataDir } from '../../store/datadir.js';
 import { FreezeError, freezeRepository, freezeSession, type FrozenRepository } from '../../mcp/freeze.js';
 import { McpSession } from '../../mcp/session.js';
 import { serveStdio } from '../../mcp/stdio.js';
+import { descriptorSource, streamSource } from '../../mcp/stdin-source.js';
 import { WorktreeWatch } from '../../repo/worktree-watch.js';
 import { gitEnvironment, runGitAsyncThrough, runGitThrough } from '../../repo/git.js';
 import { startGitHelpers } from '../../repo/git-helper.js';
@@ -152,7 +153,8 @@ Options:
           quiet.touch();
           warmUp?.touch();
         };
-        await serveStdio(session, { input: io.stdin, output: io.stdout, log, onInput });
+        const input = io.stdinFd !== undefined ? descriptorSource(io.stdinFd, () => io.stdin) : streamSource(io.stdin);
+        await serveStdio(session, { input, output: io.stdout, log, onInput });
       } finally {
         for (const s of STOP_SIGNALS) process.off(s, stop);
         await team?.close();

@@ -28,6 +28,13 @@ export interface ToolHost {
   initialized(version: ProtocolVersion): void;
   listTools(version: ProtocolVersion): object[];
   callTool(params: unknown, ctx: CallContext): Promise<CallOutcome>;
+  /**
+   * Where the host, when it rehearses its answers off any request, has the
+   * transport run request lines through a throwaway connection to `host` (a
+   * host that admits and records nothing), so that the first real request
+   * finds the transport's code warm too.
+   */
+  onTransportRehearsal?(rehearse: (lines: readonly string[], host: ToolHost) => void): void;
 }
 
 export const SERVER_INSTRUCTIONS =

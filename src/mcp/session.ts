@@ -94,8 +94,11 @@ export class McpSession implements ToolHost {
   private readonly compiled = new Map<string, CompiledNeed>();
   /** Serialized answers of hits, by the engine result object a repeat is served again (mcp/answer-template.ts). */
   private readonly answers = new WeakMap<EngineResult, { readonly needId: string; readonly requestDigest: string; readonly modern: boolean; readonly template: AnswerTemplate | null }>();
-  /** Whether the client negotiated the latest protocol (structured content); set at initialize. */
+  /** The protocol the client negotiated, and whether it is the latest (structured content); set at initialize. */
+  private protocol: ProtocolVersion = MCP.latestProtocolVersion;
   private modern = true;
+  /** Set by a transport that rehearses its own path too (mcp/stdio.ts); otherwise the answer path alone is rehearsed. */
+  private transportRehearsal: ((lines: readonly string[], host: ToolHost) => void) | null = null;
 
   /** Records the frozen session row; the connection starts only after this succeeded. */
   constructor(deps: SessionDeps) {
@@ -132,6 +135,7 @@ export class McpSession implements ToolHost {
   }
 
   initialized(version: ProtocolVersion): void {
+    this.protocol = version;
     this.modern = version === MCP.latestProtocolVersion;
     // Bookkeeping: committed with the session's next group, not before the initialize answer.
     deferWrite(this.db, () => setSessionProtocol(this.db, this.frozen.sessionId, version));
@@ -236,15 +240,48 @@ export class McpSession implements ToolHost {
    */
   private rehearseAnswers(): void {
     for (let round = 0; round < ANSWER_REHEARSALS; round++) {
-      for (const need of this.compiled.values()) {
-        const result = this.engine.remembered?.(need, { cacheOnly: this.frozen.cacheOnly, modelWorkersLeft: this.ledger.modelWorkersLeft });
-        if (!result) continue;
-        const step = { ordinal: this.ledger.nextOrdinal, relation: this.ledger.relationOf(need) };
-        const output = projectNeedResult(need, step, result);
-        const answer = this.answerOf(need, result, output, this.modern, step, 0);
-        if (!(answer instanceof RawJson)) JSON.stringify(answer);
-      }
+      if (this.transportRehearsal) this.transportRehearsal(this.rehearsalLines(), this.dryHost);
+      else for (const need of this.compiled.values()) this.rehearsedAnswer(need);
     }
+  }
+
+  /** The tools/call result of `need` from what the engine remembers, admitting and recording nothing; null when it remembers nothing. */
+  private rehearsedAnswer(need: CompiledNeed): object | null {
+    const result = this.engine.remembered?.(need, { cacheOnly: this.frozen.cacheOnly, modelWorkersLeft: this.ledger.modelWorkersLeft });
+    if (!result) return null;
+    const step = { ordinal: this.ledger.nextOrdinal, relation: this.ledger.relationOf(need) };
+    const output = projectNeedResult(need, step, result);
+    const answer = this.answerOf(need, result, output, this.modern, step, 0);
+    if (!(answer instanceof RawJson)) JSON.stringify(answer);
+    return answer;
+  }
+
+  /**
+   * The host a transport rehearsal talks to: the session's own validation and
+   * answer path, with rehearsedAnswer in place of the ledger, the engine's
+   * resolution and the bookkeeping — nothing is admitted or recorded.
+   */
+  private readonly dryHost: ToolHost = {
+    initialized: () => {},
+    listTools: () => [],
+    callTool: (params) => {
+      const call = this.envelope(params);
+      const answer = call.name === 'need_context' ? this.rehearsedAnswer(this.parseNeed(call.args)) : null;
+      return Promise.resolve(answer ? { kind: 'result', result: answer } : { kind: 'error', code: ErrorCode.internal, message: 'nothing remembered' });
+    },
+  };
+
+  /** The request lines of every need this session was asked, after an initialize (their arguments as the client sent them). */
+  private rehearsalLines(): string[] {
+    const lines = [JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: this.protocol } })];
+    let id = 1;
+    for (const args of this.compiled.keys())
+      lines.push(`{"jsonrpc":"2.0","id":${id++},"method":"tools/call","params":{"name":"need_context","arguments":${args}}}`);
+    return lines;
+  }
+
+  onTransportRehearsal(rehearse: (lines: readonly string[], host: ToolHost) => void): void {
+    this.transportRehearsal = rehearse;
   }
 
   private async needContext(args: unknown, need: CompiledNeed, ctx: CallContext): Promise<CallOutcome> {

@@ -14,6 +14,17 @@ export interface StdioStreams {
   readonly onInput?: () => void;
 }
 
+/**
+ * Runs request lines through a throwaway framer and connection to `host`,
+ * serializing each answer and writing nothing: the framing, classification,
+ * lifecycle and serialization code a real request runs, warmed off any request.
+ */
+function rehearseTransport(lines: readonly string[], host: ToolHost): void {
+  const connection = new Connection(host, (message) => void serializeMessage(message));
+  const framer = new LineFramer(MCP.maxLineBytes, { line: (text) => connection.receiveLine(text), oversize: () => {}, invalid: () => {} });
+  framer.push(Buffer.from(`${lines.join('\n')}\n`));
+}
+
 /** Serves until end of input; resolves after every received request has been answered. */
 export function serveStdio(host: ToolHost, io: StdioStreams): Promise<void> {
   let outputBroken = false;
@@ -25,6 +36,7 @@ export function serveStdio(host: ToolHost, io: StdioStreams): Promise<void> {
     if (!outputBroken) io.output.write(`${serializeMessage(message)}\n`);
   };
   const connection = new Connection(host, send, io.log);
+  host.onTransportRehearsal?.(rehearseTransport);
   const framer = new LineFramer(MCP.maxLineBytes, {
     line: (text) => connection.receiveLine(text),
     oversize: () => connection.receiveOversize(),

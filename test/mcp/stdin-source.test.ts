@@ -52,7 +52,7 @@ describe('standard input of the server', () => {
     const child = spawn(process.execPath, [NEEDLE_BIN, 'mcp', 'serve', '--role-profile', 'local', '--data-dir', join(dir, 'data'), '--repository', makeRepo()], { stdio: [fd, 'pipe', 'pipe'] });
     closeSync(fd);
     let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(0);
     const replies = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown });

@@ -236,7 +236,10 @@ export class McpSession implements ToolHost {
    * V8's optimizing tier at about the fifth repeat and compile on a
    * background thread (~0.7 ms, seen with --trace-opt) while that repeat
    * runs; measured on 1 000 files, that repeat took 0.9–1.3 ms p50 against
-   * 0.4 for its neighbours, and with the rehearsals 0.4.
+   * 0.4 for its neighbours, and with the rehearsals 0.4. Under a transport
+   * that rehearses too (mcp/stdio.ts), each round is whole request lines
+   * through a throwaway connection to dryHost, so the framing, lifecycle,
+   * validation and serialization are warm as well.
    */
   private rehearseAnswers(): void {
     for (let round = 0; round < ANSWER_REHEARSALS; round++) {

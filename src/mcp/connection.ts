@@ -59,23 +59,20 @@ interface Pending {
  */
 class LazyAbort {
   private controller: AbortController | null = null;
-  private abortedEarly = false;
+  /** Whether abort() was called (the signal, if made, says the same). */
+  aborted = false;
 
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.abortedEarly) this.controller.abort();
+      if (this.aborted) this.controller.abort();
     }
     return this.controller.signal;
   }
 
-  get aborted(): boolean {
-    return this.controller ? this.controller.signal.aborted : this.abortedEarly;
-  }
-
   abort(): void {
-    if (this.controller) this.controller.abort();
-    else this.abortedEarly = true;
+    this.aborted = true;
+    this.controller?.abort();
   }
 }
 

@@ -16,23 +16,20 @@ export interface QuietGate {
 export function quietGate(quietMs: number): QuietGate {
   let armed = false;
   let fired = false;
-  let timer: NodeJS.Timeout | null = null;
   /** When something last arrived (ms, monotonic). */
   let lastAt = 0;
   const callbacks: (() => void)[] = [];
   // One timer per quiet period: a touch only moves lastAt, and the timer, when
   // it fires early, waits for the rest — no timer churn on a request's path.
   const check = (): void => {
-    timer = null;
     const left = lastAt + quietMs - performance.now();
     if (left > 0) return wait(left);
     fired = true;
     for (const c of callbacks.splice(0)) c();
   };
   const wait = (ms: number): void => {
-    timer = setTimeout(check, ms);
     // Nothing waits for it: a server that is done exits.
-    timer.unref();
+    setTimeout(check, ms).unref();
   };
   return {
     touch: () => {

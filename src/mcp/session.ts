@@ -94,9 +94,8 @@ export class McpSession implements ToolHost {
   private readonly compiled = new Map<string, CompiledNeed>();
   /** Serialized answers of hits, by the engine result object a repeat is served again (mcp/answer-template.ts). */
   private readonly answers = new WeakMap<EngineResult, { readonly needId: string; readonly requestDigest: string; readonly modern: boolean; readonly template: AnswerTemplate | null }>();
-  /** The protocol the client negotiated, and whether it is the latest (structured content); set at initialize. */
+  /** The protocol the client negotiated; set at initialize. */
   private protocol: ProtocolVersion = MCP.latestProtocolVersion;
-  private modern = true;
   /** Set by a transport that rehearses its own path too (mcp/stdio.ts); otherwise the answer path alone is rehearsed. */
   private transportRehearsal: ((lines: readonly string[], host: ToolHost) => void) | null = null;
 
@@ -136,7 +135,6 @@ export class McpSession implements ToolHost {
 
   initialized(version: ProtocolVersion): void {
     this.protocol = version;
-    this.modern = version === MCP.latestProtocolVersion;
     // Bookkeeping: committed with the session's next group, not before the initialize answer.
     deferWrite(this.db, () => setSessionProtocol(this.db, this.frozen.sessionId, version));
   }
@@ -244,7 +242,12 @@ export class McpSession implements ToolHost {
   private rehearseAnswers(): void {
     for (let round = 0; round < ANSWER_REHEARSALS; round++) {
       if (this.transportRehearsal) this.transportRehearsal(this.rehearsalLines(), this.dryHost);
-      else for (const need of this.compiled.values()) this.rehearsedAnswer(need);
+      else
+        for (const need of this.compiled.values()) {
+          // Serialized as the transport would (it does so itself when it rehearses).
+          const answer = this.rehearsedAnswer(need);
+          if (answer && !(answer instanceof RawJson)) JSON.stringify(answer);
+        }
     }
   }
 
@@ -254,9 +257,7 @@ export class McpSession implements ToolHost {
     if (!result) return null;
     const step = { ordinal: this.ledger.nextOrdinal, relation: this.ledger.relationOf(need) };
     const output = projectNeedResult(need, step, result);
-    const answer = this.answerOf(need, result, output, this.modern, step, 0);
-    if (!(answer instanceof RawJson)) JSON.stringify(answer);
-    return answer;
+    return this.answerOf(need, result, output, this.protocol === MCP.latestProtocolVersion, step, 0);
   }
 
   /**

@@ -21,12 +21,17 @@ export type ByteSource = (sink: ByteSink) => void;
 /** Size of the buffer a descriptor is read into (each chunk is copied out of it). */
 const READ_BUFFER_BYTES = 64 * 1024;
 
+/** Passes the end of `stream` (its end, its close, its failure) to `sink`. */
+function endsInto(stream: NodeJS.ReadableStream, sink: ByteSink): void {
+  stream.on('end', () => sink.end());
+  stream.on('close', () => sink.end());
+  stream.on('error', (e: Error) => sink.error(e));
+}
+
 export function streamSource(stream: NodeJS.ReadableStream): ByteSource {
   return (sink) => {
     stream.on('data', (chunk: Buffer | string) => sink.data(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
-    stream.on('end', () => sink.end());
-    stream.on('close', () => sink.end());
-    stream.on('error', (e: Error) => sink.error(e));
+    endsInto(stream, sink);
   };
 }
 
@@ -62,9 +67,6 @@ export function descriptorSource(fd: number, fallback: () => NodeJS.ReadableStre
       },
     };
     // Node reads `onread` in the constructor too (documented under socket.connect); the types list it there only.
-    const socket = new Socket(options);
-    socket.on('end', () => sink.end());
-    socket.on('close', () => sink.end());
-    socket.on('error', (e: Error) => sink.error(e));
+    endsInto(new Socket(options), sink);
   };
 }

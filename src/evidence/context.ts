@@ -10,7 +10,7 @@ import { gitBytes, LIST_WORKTREE_FILES } from '../repo/git.js';
 import { covers, derive, fixedTest, regexTest, suffixPathspecs, type LineTest, type Superset } from './grep-derive.js';
 import { absentOrThrow } from '../repo/unreadable.js';
 import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
-import { factsOf, type FileFacts } from './languages/index.js';
+import { definitionsNamed, factsOf, type Definition, type FileFacts } from './languages/index.js';
 import type { FactIndex } from './fact-index.js';
 import { listSearchedFiles, type SearchableTexts, type WorktreeTexts } from './worktree-texts.js';
 import type { TreeCache } from './tree-cache.js';
@@ -250,13 +250,29 @@ export class AnalysisContext {
    * For callers that need the facts and not the tree.
    */
   facts(path: string): FileFacts | null {
-    if (this.index && !this.trees.has(path) && languageForPath(path) && this.read(path) !== null) {
-      const digest = this.seen.get(path);
-      const indexed = digest ? this.index.get(path, digest) : null;
-      if (indexed) return indexed;
-    }
+    const indexed = this.indexed(path);
+    if (indexed) return indexed;
     const parsed = this.parsed(path);
     return parsed ? factsOf(parsed) : null;
+  }
+
+  /**
+   * The definitions named `name` in a file the analyzer parses, the same as
+   * facts(path)'s with that name; when no facts were extracted for the file,
+   * only the rows holding the name are queried (languages/index.ts).
+   */
+  definitionsNamed(path: string, name: string): readonly Definition[] {
+    const indexed = this.indexed(path);
+    if (indexed) return indexed.definitions.filter((d) => d.name === name);
+    const parsed = this.parsed(path);
+    return parsed ? definitionsNamed(parsed, name) : [];
+  }
+
+  /** The fact index's facts for the bytes of `path` read now, when it holds them and the file was not parsed here. */
+  private indexed(path: string): FileFacts | null {
+    if (!this.index || this.trees.has(path) || !languageForPath(path) || this.read(path) === null) return null;
+    const digest = this.seen.get(path);
+    return digest ? this.index.get(path, digest) : null;
   }
 
   parsed(path: string): ParsedFile | null {

@@ -40,11 +40,15 @@ interface Found {
   readonly def: Definition;
 }
 
-function definitionsNamed(ctx: AnalysisContext, files: readonly string[], name: string): Found[] {
-  return files.flatMap((path) => {
-    const facts = ctx.facts(path);
-    return facts ? facts.definitions.filter((d) => d.name === name).map((def) => ({ path, def })) : [];
-  });
+/**
+ * `identifier`: the name is an identifier, spelled in the source as it is
+ * here, so only the rows holding it are queried (AnalysisContext.definitionsNamed);
+ * a test title may be spelled with escapes, so its files' facts are read whole.
+ */
+function definitionsNamed(ctx: AnalysisContext, files: readonly string[], name: string, identifier: boolean): Found[] {
+  return files.flatMap((path) =>
+    (identifier ? ctx.definitionsNamed(path, name) : (ctx.facts(path)?.definitions.filter((d) => d.name === name) ?? [])).map((def) => ({ path, def })),
+  );
 }
 
 const label = (f: Found): string => `${f.path}:${f.def.startLine} ${f.def.kind} ${f.def.container ? `${f.def.container}.` : ''}${f.def.name}`;
@@ -57,7 +61,7 @@ export function locateSymbol(ctx: AnalysisContext, subject: string): LocateResul
   const { qualifiers, name } = qualifiedName(subject);
   if (!/^[\p{L}_$][\p{L}\p{N}_$]*[!?]?$/u.test(name)) return { kind: 'unresolved', reason: `symbol ${subject} does not end in an identifier` };
   const discovery = discover(ctx, [name], { word: true }, false);
-  const all = definitionsNamed(ctx, discovery.files, name);
+  const all = definitionsNamed(ctx, discovery.files, name, true);
   const matching = all.flatMap((f) => {
     const p = placement(qualifiers, f.path, f.def);
     return p === null ? [] : [{ ...f, placement: p }];
@@ -101,7 +105,7 @@ export function locateTest(ctx: AnalysisContext, subject: string): LocateResult 
   const identifierLike = /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name);
   const discovery = discover(ctx, [name], { word: identifierLike }, true);
   const files = path ? discovery.files.filter((f) => f === path.replace(/^\.\//, '')) : discovery.files;
-  const found = definitionsNamed(ctx, files, name).filter(
+  const found = definitionsNamed(ctx, files, name, identifierLike).filter(
     (f) => (f.def.inTest || isTestPath(f.path)) && placement(qualifiers, f.path, f.def) !== null,
   );
   return settle(ctx, found.map((f) => toCandidate(f, f.def.kind === 'test' ? 0 : 1)), {

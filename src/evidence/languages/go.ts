@@ -7,7 +7,7 @@ import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
 import { STATIC_GO } from '../../core/limits.js';
-import { ancestors, closest, endLine, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
+import { ancestors, closest, endLine, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -77,8 +77,10 @@ function outer(def: SyntaxNode): SyntaxNode {
   return def;
 }
 
-function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
-  return matchesOf('go', DEFINITIONS, file.tree.rootNode).map((m) => {
+/** The file's definitions; with `focus`, only those named `focus.name`. */
+export function goDefinitions(file: ParsedFile, fileIsTest: boolean, focus?: NameFocus): Definition[] {
+  const matches = matchesOf('go', DEFINITIONS, file.tree.rootNode, focus?.rows);
+  return (focus ? matches.filter((m) => m.get('name')!.text === focus.name) : matches).map((m) => {
     const def = m.get('def')!;
     const name = m.get('name')!;
     const spec = def.type === 'type_spec' ? null : typeSpecOf(def);
@@ -234,7 +236,7 @@ function tagKeys(file: ParsedFile, fileIsTest: boolean): ConfigKeyDeclaration[] 
 
 export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const root = file.tree.rootNode;
-  const defs = definitions(file, fileIsTest);
+  const defs = goDefinitions(file, fileIsTest);
   return lazyDeclarations(defs, () => {
     const options: OptionDeclaration[] = [];
     const configKeys = tagKeys(file, fileIsTest);

@@ -4,7 +4,7 @@
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
-import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
+import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const DEFINITIONS = `
 (function_definition name: (identifier) @name) @def
@@ -48,11 +48,13 @@ function scopeOf(node: SyntaxNode): string[] {
   return out.filter(Boolean);
 }
 
-function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
+/** The file's definitions; with `focus`, only those named `focus.name`. */
+export function pythonDefinitions(file: ParsedFile, fileIsTest: boolean, focus?: NameFocus): Definition[] {
   const out: Definition[] = [];
-  for (const m of matchesOf('python', DEFINITIONS, file.tree.rootNode)) {
+  for (const m of matchesOf('python', DEFINITIONS, file.tree.rootNode, focus?.rows)) {
     const def = m.get('def')!;
     const name = m.get('name')!;
+    if (focus && name.text !== focus.name) continue;
     if (m.has('init') && (m.get('init')!.text !== '__init__' || m.get('self')!.text !== 'self')) continue;
     const cls = enclosingClass(def);
     const container = cls?.childForFieldName('name')?.text ?? null;
@@ -111,7 +113,7 @@ function settingsFields(defs: readonly Definition[], fileIsTest: boolean): Confi
 
 export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const root = file.tree.rootNode;
-  const defs = definitions(file, fileIsTest);
+  const defs = pythonDefinitions(file, fileIsTest);
   return lazyDeclarations(defs, () => {
     const options: OptionDeclaration[] = [];
     const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);

@@ -4,7 +4,7 @@
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
-import { ancestors, children, literalArgs, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
+import { ancestors, children, literalArgs, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const DEFINITIONS = `
 (function_item name: (identifier) @name) @def
@@ -126,10 +126,12 @@ function inTestCode(node: SyntaxNode, fileIsTest: boolean): boolean {
   return false;
 }
 
-function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
-  return matchesOf('rust', DEFINITIONS, file.tree.rootNode).flatMap((m) => {
+/** The file's definitions; with `focus`, only those named `focus.name`. */
+export function rustDefinitions(file: ParsedFile, fileIsTest: boolean, focus?: NameFocus): Definition[] {
+  return matchesOf('rust', DEFINITIONS, file.tree.rootNode, focus?.rows).flatMap((m) => {
     const def = m.get('def')!;
     const name = m.get('name')!;
+    if (focus && name.text !== focus.name) return [];
     let kind = ITEM_KIND[def.type]!;
     const container = containerOf(def);
     if (kind === 'function' && container !== null) kind = 'method';
@@ -241,7 +243,7 @@ function serdeFields(file: ParsedFile, fileIsTest: boolean): ConfigKeyDeclaratio
 
 export function extractRust(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const root = file.tree.rootNode;
-  return lazyDeclarations(definitions(file, fileIsTest), () => {
+  return lazyDeclarations(rustDefinitions(file, fileIsTest), () => {
     const options: OptionDeclaration[] = [];
     const configKeys: ConfigKeyDeclaration[] = serdeFields(file, fileIsTest);
 

@@ -1,7 +1,7 @@
 // Node helpers shared by the language extractors: line spans, string literal
 // values, statement and ancestor lookups. Tree-sitter rows are 0-based; every
 // span here is 1-based and inclusive.
-import { query, type LanguageId, type SyntaxNode } from '../parse/treesitter.js';
+import { query, type LanguageId, type QueryMatch, type SyntaxNode } from '../parse/treesitter.js';
 import type { Span } from './facts.js';
 
 export const startLine = (n: SyntaxNode): number => n.startPosition.row + 1;
@@ -64,11 +64,61 @@ export function* ancestors(n: SyntaxNode): Generator<SyntaxNode> {
   for (let p = n.parent; p; p = p.parent) yield p;
 }
 
-/** Every match of `source` in the file, as capture-name → node maps. */
-export function matchesOf(lang: LanguageId, source: string, root: SyntaxNode): Map<string, SyntaxNode>[] {
-  return query(lang, source)
-    .matches(root)
-    .map((m) => new Map(m.captures.map((c) => [c.name, c.node] as const)));
+/**
+ * Where an extraction looks for one name only: the 0-based rows on which the
+ * name occurs, and the name. A definition's name node lies on a row whose text
+ * holds the name, so the matches that touch those rows are all the matches
+ * that can name it; a query limited to them visits a few paths from the root
+ * instead of the whole tree.
+ */
+export interface NameFocus {
+  readonly name: string;
+  readonly rows: readonly number[];
+}
+
+/** The focus on `name` in `text`: every row holding it, ascending (none: the file cannot define it). */
+export function focusOn(text: string, name: string): NameFocus {
+  const rows: number[] = [];
+  if (name.length === 0) return { name, rows };
+  let row = 0;
+  let scanned = 0;
+  for (let at = text.indexOf(name); at !== -1; at = text.indexOf(name, at + name.length)) {
+    for (let nl = text.indexOf('\n', scanned); nl !== -1 && nl < at; nl = text.indexOf('\n', nl + 1)) {
+      row++;
+      scanned = nl + 1;
+    }
+    if (rows[rows.length - 1] !== row) rows.push(row);
+  }
+  return { name, rows };
+}
+
+type Captures = Map<string, SyntaxNode>;
+
+/**
+ * Every match of `source` in the file, as capture-name → node maps, in the
+ * query's order. With `rows` (0-based, ascending), only the matches that touch
+ * one of those rows, range by range.
+ */
+export function matchesOf(lang: LanguageId, source: string, root: SyntaxNode, rows?: readonly number[]): Captures[] {
+  const q = query(lang, source);
+  const toMap = (m: QueryMatch): Captures => new Map(m.captures.map((c) => [c.name, c.node] as const));
+  if (!rows) return q.matches(root).map(toMap);
+  const out: Captures[] = [];
+  const seen = new Set<string>();
+  // Consecutive rows are one range; a match touching several ranges is kept once.
+  for (let i = 0; i < rows.length; ) {
+    let end = i;
+    while (end + 1 < rows.length && rows[end + 1] === rows[end]! + 1) end++;
+    const range = { startPosition: { row: rows[i]!, column: 0 }, endPosition: { row: rows[end]! + 1, column: 0 } };
+    for (const m of q.matches(root, range)) {
+      const key = `${m.patternIndex}:${m.captures.map((c) => c.node.id).join(',')}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(toMap(m));
+    }
+    i = end + 1;
+  }
+  return out;
 }
 
 /** Smallest ancestor-or-self whose type is in `types`, stopping at any type in `stop`. */

@@ -6,7 +6,7 @@
 import type { ParsedFile } from '../context.js';
 import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
-import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue } from './syntax.js';
+import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const COMMON_DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -105,15 +105,17 @@ function bodyOf(def: SyntaxNode): SyntaxNode | null {
   return def.childForFieldName('body') ?? def.childForFieldName('value')?.childForFieldName('body') ?? null;
 }
 
-function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
+/** The file's definitions; with `focus`, only those named `focus.name`. */
+export function typeScriptDefinitions(file: ParsedFile, fileIsTest: boolean, focus?: NameFocus): Definition[] {
   const seen = new Set<number>();
   const out: Definition[] = [];
   const source = file.language === 'javascript' ? JS_DEFINITIONS : TS_DEFINITIONS;
-  for (const m of matchesOf(file.language, source, file.tree.rootNode)) {
+  for (const m of matchesOf(file.language, source, file.tree.rootNode, focus?.rows)) {
     const def = m.get('def')!;
+    const name = m.get('name')!;
+    if (focus && name.text !== focus.name) continue;
     if (seen.has(def.id)) continue;
     seen.add(def.id);
-    const name = m.get('name')!;
     const value = def.type === 'variable_declarator' ? def.childForFieldName('value') : null;
     let kind: DefinitionKind = KIND[def.type] ?? 'variable';
     if (value && (value.type === 'arrow_function' || value.type === 'function_expression')) kind = 'function';
@@ -124,7 +126,7 @@ function definitions(file: ParsedFile, fileIsTest: boolean): Definition[] {
     const node = outer(def);
     out.push({ name: name.text, kind, container, scope: scopeOf(def), nameLine: startLine(name), inTest: fileIsTest, ...spanOf(node, node, bodyOf(def)) });
   }
-  return out.concat(testBlocks(file, fileIsTest));
+  return out.concat(testBlocks(file, fileIsTest, focus));
 }
 
 function calleeName(fn: SyntaxNode): string | null {
@@ -134,13 +136,13 @@ function calleeName(fn: SyntaxNode): string | null {
 }
 
 /** `describe('x', …)` / `it('y', …)` blocks; the container is the enclosing describe titles joined with ' > '. */
-function testBlocks(file: ParsedFile, fileIsTest: boolean): Definition[] {
+function testBlocks(file: ParsedFile, fileIsTest: boolean, focus?: NameFocus): Definition[] {
   if (!fileIsTest) return [];
   const out: Definition[] = [];
-  for (const m of matchesOf(file.language, CALLS, file.tree.rootNode)) {
+  for (const m of matchesOf(file.language, CALLS, file.tree.rootNode, focus?.rows)) {
     const callee = calleeName(m.get('fn')!);
     const title = stringValue(namedChildren(m.get('args')!)[0]);
-    if (!callee || !TEST_CALLS.has(callee) || title === null) continue;
+    if (!callee || !TEST_CALLS.has(callee) || title === null || (focus && title !== focus.name)) continue;
     const call = m.get('call')!;
     const titles: string[] = [];
     for (const p of ancestors(call)) {
@@ -243,7 +245,7 @@ function settingsFields(defs: readonly Definition[], fileIsTest: boolean): Confi
 export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const lang: LanguageId = file.language;
   const root = file.tree.rootNode;
-  const defs = definitions(file, fileIsTest);
+  const defs = typeScriptDefinitions(file, fileIsTest);
   return lazyDeclarations(defs, () => {
     const options: OptionDeclaration[] = [];
     const configKeys: ConfigKeyDeclaration[] = settingsFields(defs, fileIsTest);

@@ -13,6 +13,7 @@ const tsLib = (): typeof TS => (tsModule ??= require('@vscode/tree-sitter-wasm')
 export type Tree = TS.Tree;
 export type SyntaxNode = TS.Node;
 export type Query = TS.Query;
+export type QueryMatch = TS.QueryMatch;
 
 export const LANGUAGES = ['rust', 'typescript', 'tsx', 'javascript', 'python', 'go'] as const;
 export type LanguageId = (typeof LANGUAGES)[number];

@@ -28,6 +28,8 @@ export interface RouteMeasurement {
   readonly subject: BenchSubject;
   /** First resolution on a fresh data directory, one sample per directory (ms). */
   readonly cold: Summary;
+  /** `git grep -n -w` of the subject, run right after each first resolution (the floor, on the same machine state), ms. */
+  readonly grep: readonly number[];
   /** What the first resolution decided and covered. */
   readonly coldKind: ResolutionKind;
   readonly satisfied: readonly Predicate[];
@@ -112,6 +114,7 @@ async function measureWarm(engine: Engine, need: CompiledNeed, repeats: number):
 async function measureRoute(o: RouteBenchOptions, route: RouteId): Promise<RouteMeasurement> {
   const need = compileNeed({ route, subject: o.subject, required: [], preferred: [], world: DEFAULT_WORLD, task: `benchmark ${route}` }, repositoryLineage(o.root));
   const cold: number[] = [];
+  const grep: number[] = [];
   let first: { result: EngineResult; warm: RouteMeasurement['warm'] } | null = null;
   for (let i = 0; i < o.coldRepeats; i++) {
     const { engine, close } = await freshEngine(o.root, o.scratch);
@@ -119,6 +122,7 @@ async function measureRoute(o: RouteBenchOptions, route: RouteId): Promise<Route
       const t0 = performance.now();
       const result = await engine.resolve(need, RESOLVE_OPTIONS());
       cold.push(performance.now() - t0);
+      grep.push(timeGitGrep(o.root, o.subject.name, 1).summary.p50);
       first ??= { result, warm: await measureWarm(engine, need, o.warmRepeats) };
     } finally {
       close();
@@ -130,6 +134,7 @@ async function measureRoute(o: RouteBenchOptions, route: RouteId): Promise<Route
     route,
     subject: o.subject,
     cold: summarize(cold),
+    grep,
     coldKind: result.resolution.kind,
     satisfied: result.satisfied,
     missing: result.missing,

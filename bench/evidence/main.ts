@@ -12,10 +12,11 @@ import { parseArgs } from 'node:util';
 import { EVIDENCE_STORE, FACT_INDEX, LEDGER, RESOLVER, WORKTREE_TEXTS } from '../../src/core/limits.js';
 import { NEEDLE_BIN } from '../clients.js';
 import { ROUTE_IDS, type RouteId } from '../../src/core/semantic.js';
-import { gitGrepArgv, measureRoutes, timeGitGrep, warmUpProcess, type BenchSubject } from './engine.js';
+import { gitGrepArgv, measureRoutes, warmUpProcess, type BenchSubject } from './engine.js';
 import { generateRepository, GENERATED_SUBJECT, type GeneratedRepository } from './generate.js';
 import { engineTable, ms, pacedTable, repoLabel, scalingLine, serverColdTable, startTable, stdioTable, type EngineRow, type ServerColdRow, type StdioRow } from './report.js';
 import { writeEvidenceSection } from './readme-section.js';
+import { summarize } from '../stats.js';
 import { measureServerCold } from './server-cold.js';
 import { measureStdioInChild } from './stdio-child.js';
 
@@ -49,7 +50,7 @@ const THINK_MS = 20;
  */
 const COLD_THINK_MS = 2_000;
 
-const FULL: Plan = { sizes: [{ files: 1_000, coldRepeats: 3 }, { files: 50_000, coldRepeats: 1 }], selfColdRepeats: 3, warmRepeats: 50, stdioSamples: 300 };
+const FULL: Plan = { sizes: [{ files: 1_000, coldRepeats: 7 }, { files: 50_000, coldRepeats: 1 }], selfColdRepeats: 7, warmRepeats: 50, stdioSamples: 300 };
 const QUICK: Plan = { sizes: [{ files: 200, coldRepeats: 1 }, { files: 2_000, coldRepeats: 1 }], selfColdRepeats: 1, warmRepeats: 5, stdioSamples: 8 };
 
 /** The stdio need: the transport contract's example route, covering all three predicates. */
@@ -127,7 +128,8 @@ function byRepository(a: readonly StdioRow[], b: readonly StdioRow[]): StdioRow[
 
 async function engineRow(label: string, repoRoot: string, subject: BenchSubject, scratch: string, coldRepeats: number, plan: Plan): Promise<EngineRow> {
   const routes = await measureRoutes({ root: repoRoot, subject, routes: ROUTE_IDS, scratch, coldRepeats, warmRepeats: plan.warmRepeats });
-  return { repository: label, grep: timeGitGrep(repoRoot, subject.name, Math.max(coldRepeats, 3)).summary, routes };
+  // The grep floor of the row: every sample taken next to a first resolution.
+  return { repository: label, grep: summarize(routes.flatMap((r) => r.grep)), routes };
 }
 
 async function serverColdRow(label: string, repoRoot: string, subjects: { subject: BenchSubject; first: BenchSubject }, samples: number, grep: EngineRow['grep'], scratch: string): Promise<ServerColdRow> {
@@ -209,7 +211,7 @@ async function main(argv: string[]): Promise<number> {
       '',
       startTable(stdio),
       '',
-      `**In process** (\`createEngine\` + the static analyzer as every command runs it, under its identity so that what it cannot satisfy is certified as a negative outcome (\`workers/explorers.ts\` \`staticExplorer\`) + the worktree watch a server runs, its first snapshot taken before timing starts): the first resolution on a fresh data directory, \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository, then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / ${RESOLVER.bytesPerToken} of the first resolution. Loading the tree-sitter grammars (${grammarMs === null ? 'not measured' : ms(grammarMs)}, once per process) and one untimed warm-up resolution precede the measurements.`,
+      `**In process** (\`createEngine\` + the static analyzer as every command runs it, under its identity so that what it cannot satisfy is certified as a negative outcome (\`workers/explorers.ts\` \`staticExplorer\`) + the worktree watch a server runs, its first snapshot taken before timing starts): the first resolution on a fresh data directory (one sample per directory), each followed at once by \`${['git', ...gitGrepArgv('<subject>')].join(' ')}\` over the same repository from the same process (the floor sampled next to what it is compared with, so that both see the same machine), then ${plan.warmRepeats} repeats of the same need. Tokens are FrontierView bytes / ${RESOLVER.bytesPerToken} of the first resolution. Loading the tree-sitter grammars (${grammarMs === null ? 'not measured' : ms(grammarMs)}, once per process) and one untimed warm-up resolution precede the measurements.`,
       '',
       engineTable(engine),
       '',

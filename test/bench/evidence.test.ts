@@ -64,6 +64,9 @@ describe('in-process measurements', () => {
     });
     expect(locate).toMatchObject({ route: 'locate.implementation', coldKind: 'miss', satisfied: ['implementation_location'], missing: [] });
     expect(locate!.cold.n).toBe(2);
+    // The grep floor is sampled next to each first resolution, one run each.
+    expect(locate!.grep).toHaveLength(2);
+    for (const ms of locate!.grep) expect(ms).toBeGreaterThan(0);
     expect(locate!.warm).toMatchObject({ kind: 'exact_hit', summary: { n: 3 } });
     expect(tests).toMatchObject({ route: 'tests.relevant', satisfied: ['focused_tests'], warm: { kind: 'exact_hit' } });
     // The FrontierView is a few pointers, far below the default budget.

@@ -18,6 +18,7 @@ import { stableStringify } from '../core/schema.js';
 import type { CoveredEvidence, Usage, Worker, WorkerOutput } from '../core/worker.js';
 import type { Db } from '../store/db.js';
 import { recordRejection } from '../store/evidence/accounting.js';
+import { deferWrite } from '../store/bookkeeping.js';
 import { recordWorkerRun } from '../store/worker-runs.js';
 import { storeCertified } from '../store/evidence/certificates.js';
 import { storeNegative, type NegativeOutcomeBody, type NegativeRow, type NegativeVerdict } from '../store/evidence/negatives.js';
@@ -334,7 +335,9 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
       else {
         stepRejections.push(`${worker.name} ${verdict.predicate ?? 'proposal'}: ${verdict.reasons.join('; ')}`);
         rejectedReads.push(...reader.reads());
-        recordRejection(db, { needId: need.id, workerRunId: runId, predicate: verdict.predicate, reasons: verdict.reasons, payload: proposal.payload }, input.now());
+        const rejected = { needId: need.id, workerRunId: runId, predicate: verdict.predicate, reasons: verdict.reasons, payload: proposal.payload };
+        // A rejection is bookkeeping (the reasons travel in the outcome): committed after the answer, never fsynced on its path.
+        deferWrite(db, () => recordRejection(db, rejected, input.now()));
       }
     }
     // Validation reads every cited file; a cancel that arrived meanwhile wins over certification.
@@ -344,8 +347,10 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
     drift = driftOf(input.root, output, accepted.flatMap((a) => a.cited));
     if (drift.length > 0) {
       const reason = `changed during resolution: ${drift.join(', ')}`;
-      for (const a of accepted)
-        recordRejection(db, { needId: need.id, workerRunId: runId, predicate: a.verdict.predicate, reasons: [reason], payload: a.verdict.payload }, input.now());
+      for (const a of accepted) {
+        const rejected = { needId: need.id, workerRunId: runId, predicate: a.verdict.predicate, reasons: [reason], payload: a.verdict.payload };
+        deferWrite(db, () => recordRejection(db, rejected, input.now()));
+      }
       return outcome(null);
     }
     const certified: CertifiedArtifact[] = accepted.map((a) =>

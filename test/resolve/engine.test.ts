@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_LOCAL_PROFILE } from '../../src/core/profile.js';
 import { invalidate } from '../../src/store/evidence/certificates.js';
 import { rejectionsForNeed, stats } from '../../src/store/evidence/accounting.js';
+import { flushBookkeeping, pendingBookkeeping } from '../../src/store/bookkeeping.js';
+import { createEngine } from '../../src/resolve/engine.js';
 import { FT_DRY_RUN, IL_DRY_RUN, IL_PARSE_OPTIONS, RF_DRY_RUN, citing, harness, makeRepo, need, options, scriptedWorker, type Repo } from './fixture.js';
 
 let repo: Repo;
@@ -254,6 +256,21 @@ describe('unsafe outcomes', () => {
     const again = await h.engine([liar]).resolve(n, options());
     expect(again.cacheHit).toBe(false);
     expect(liar.calls).toHaveLength(2);
+  });
+
+  it('queues a rejection for the group commit after the answer instead of committing it on the answer’s path', async () => {
+    const h = harness(repo);
+    const liar = scriptedWorker(repo, () => [
+      { predicate: 'implementation_location', payload: { locations: [{ role: 'primary', path: 'src/config.ts', symbol: 'loadConfig', start_line: 5, end_line: 8 }], gaps: [] } },
+    ]);
+    const n = need(repo, 'locate.implementation', PARSE);
+    // The engine as a server runs it: nothing flushed after the answer.
+    const r = await createEngine({ db: h.db, repoRoot: repo.root, explorers: [liar], profile: BUILTIN_LOCAL_PROFILE }).resolve(n, options());
+    expect(r.resolution.kind).toBe('rejected');
+    expect(rejectionsForNeed(h.db, n.id)).toEqual([]);
+    expect(pendingBookkeeping(h.db)).toBeGreaterThan(0);
+    flushBookkeeping(h.db);
+    expect(rejectionsForNeed(h.db, n.id).map((row) => row.predicate)).toEqual(['implementation_location']);
   });
 
   it('reports ambiguous subjects with their candidates', async () => {

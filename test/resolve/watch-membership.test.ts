@@ -15,6 +15,7 @@ import type { WorktreeState } from '../../src/repo/worktree-watch.js';
 import { createEngine } from '../../src/resolve/engine.js';
 import { openDb } from '../../src/store/db.js';
 import { rejectionsForNeed } from '../../src/store/evidence/accounting.js';
+import { flushBookkeeping } from '../../src/store/bookkeeping.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
 import { citing, IL_PARSE_OPTIONS, makeRepo, need, options, scriptedWorker, settled, type Repo } from './fixture.js';
 
@@ -55,6 +56,7 @@ describe('snapshot membership from the worktree watch', () => {
       const r = await engine.resolve(locate, options());
       expect(r.satisfied).toEqual([]);
       expect(r.missing).toEqual(['implementation_location']);
+      flushBookkeeping(db);
       const reasons = rejectionsForNeed(db, locate.id).flatMap((row) => row.reasons);
       expect(reasons.join('\n')).toMatch(/not a file of the snapshot .*src\/deploy\.ts/);
     } finally {

@@ -1,6 +1,7 @@
 // better-sqlite3 compiles SQL on every prepare(). Statements on the warm-hit
-// path are compiled once per database handle and reused; only for run/get/all
-// (an iterating statement cannot be shared).
+// path, and a cold need's writes (its single-flight lease, certification and
+// rejections), are compiled once per database handle and reused; only for
+// run/get/all (an iterating statement cannot be shared).
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 

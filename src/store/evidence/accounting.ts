@@ -12,7 +12,8 @@ export function recordRejection(
   r: { needId: Digest; workerRunId: number | null; predicate: string | null; reasons: readonly string[]; payload: unknown },
   nowMs: number,
 ): void {
-  db.prepare(
+  statement(
+    db,
     'INSERT INTO evidence_rejections (need_id, worker_run_id, predicate, reasons, payload, created_unix_ms) VALUES (?, ?, ?, ?, ?, ?)',
   ).run(r.needId, r.workerRunId, r.predicate, JSON.stringify(r.reasons), JSON.stringify(r.payload ?? null), nowMs);
 }

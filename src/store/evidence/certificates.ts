@@ -71,26 +71,31 @@ function crashHook(certificationRows: number): void {
 
 /** Stores certified artifacts in one transaction; certification rows go last. */
 export function storeCertified(db: Db, items: readonly NewCertificate[], origin: Origin, nowMs: number): void {
-  const artifact = db.prepare(
+  const artifact = statement(
+    db,
     `INSERT OR IGNORE INTO evidence_artifacts
        (id, predicate, subject_id, subject_kind, subject_name, world_id, payload, primary_key, projection_bytes, created_unix_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const certificate = db.prepare(
+  const certificate = statement(
+    db,
     `INSERT OR IGNORE INTO evidence_certificates
        (id, artifact_id, predicate, subject_id, world_id, facets, scope, snapshot_digest, manifest_digest,
         validator_definition, origin_need_id, origin_request, worker_run_id, issued_unix_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const dependency = db.prepare('INSERT OR IGNORE INTO evidence_dependencies (certificate_id, path, digest) VALUES (?, ?, ?)');
-  const claim = db.prepare('INSERT OR IGNORE INTO evidence_claims (id, predicate, kind, payload) VALUES (?, ?, ?, ?)');
-  const claimOrigin = db.prepare(
+  const dependency = statement(db, 'INSERT OR IGNORE INTO evidence_dependencies (certificate_id, path, digest) VALUES (?, ?, ?)');
+  const claim = statement(db, 'INSERT OR IGNORE INTO evidence_claims (id, predicate, kind, payload) VALUES (?, ?, ?, ?)');
+  const claimOrigin = statement(
+    db,
     'INSERT OR IGNORE INTO evidence_claim_origins (certificate_id, claim_id, ordinal, previous_claim_id) VALUES (?, ?, ?, ?)',
   );
-  const claimDependency = db.prepare(
+  const claimDependency = statement(
+    db,
     'INSERT OR IGNORE INTO evidence_claim_dependencies (certificate_id, claim_id, path, digest) VALUES (?, ?, ?, ?)',
   );
-  const certification = db.prepare(
+  const certification = statement(
+    db,
     'INSERT OR IGNORE INTO evidence_certifications (certificate_id, certified_unix_ms) VALUES (?, ?)',
   );
   db.transaction(() => {

@@ -5,6 +5,7 @@
 // another process take the flight, so they commit without an fsync.
 import { processAlive } from '../../core/process.js';
 import { relaxed, type Db } from '../db.js';
+import { statement } from '../statements.js';
 
 export interface Lease {
   readonly ownerPid: number;
@@ -14,7 +15,7 @@ export interface Lease {
 
 
 export function currentLease(db: Db, key: string): Lease | null {
-  const r = db.prepare('SELECT owner_pid, owner_token, expires_unix_ms FROM evidence_flights WHERE key = ?').get(key) as
+  const r = statement(db, 'SELECT owner_pid, owner_token, expires_unix_ms FROM evidence_flights WHERE key = ?').get(key) as
     | { owner_pid: number; owner_token: string; expires_unix_ms: number }
     | undefined;
   return r ? { ownerPid: r.owner_pid, ownerToken: r.owner_token, expiresUnixMs: r.expires_unix_ms } : null;
@@ -31,7 +32,8 @@ export function tryAcquireLease(db: Db, key: string, token: string, nowMs: numbe
     db
       .transaction(() => {
         if (!leaseVacant(currentLease(db, key), nowMs)) return false;
-        db.prepare(
+        statement(
+          db,
           `INSERT INTO evidence_flights (key, owner_pid, owner_token, expires_unix_ms) VALUES (?, ?, ?, ?)
            ON CONFLICT (key) DO UPDATE SET owner_pid = excluded.owner_pid, owner_token = excluded.owner_token,
              expires_unix_ms = excluded.expires_unix_ms`,
@@ -43,5 +45,5 @@ export function tryAcquireLease(db: Db, key: string, token: string, nowMs: numbe
 }
 
 export function releaseLease(db: Db, key: string, token: string): void {
-  relaxed(db, () => db.prepare('DELETE FROM evidence_flights WHERE key = ? AND owner_token = ?').run(key, token));
+  relaxed(db, () => statement(db, 'DELETE FROM evidence_flights WHERE key = ? AND owner_token = ?').run(key, token));
 }

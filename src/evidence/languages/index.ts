@@ -1,35 +1,36 @@
 // Dispatch from a parsed file to its language's extractor, once per file.
 import type { ParsedFile } from '../context.js';
+import type { LanguageId } from '../parse/treesitter.js';
 import { isTestPath } from '../../core/test-code.js';
 import type { Definition, FileFacts } from './facts.js';
 import { extractGo, goDefinitions } from './go.js';
 import { extractPython, pythonDefinitions } from './python.js';
 import { extractRust, rustDefinitions } from './rust.js';
-import { focusOn } from './syntax.js';
+import { focusOn, type NameFocus } from './syntax.js';
 import { extractTypeScript, typeScriptDefinitions } from './typescript.js';
 
 const cache = new WeakMap<ParsedFile, FileFacts>();
 
+/** Each language's extractors: every fact of a file, and its definitions of one name. */
+interface Extractors {
+  readonly facts: (file: ParsedFile, fileIsTest: boolean) => FileFacts;
+  readonly definitions: (file: ParsedFile, fileIsTest: boolean, focus: NameFocus) => Definition[];
+}
+
+const TYPESCRIPT: Extractors = { facts: extractTypeScript, definitions: typeScriptDefinitions };
+const EXTRACTORS: Record<LanguageId, Extractors> = {
+  rust: { facts: extractRust, definitions: rustDefinitions },
+  python: { facts: extractPython, definitions: pythonDefinitions },
+  go: { facts: extractGo, definitions: goDefinitions },
+  typescript: TYPESCRIPT,
+  tsx: TYPESCRIPT,
+  javascript: TYPESCRIPT,
+};
+
 export function factsOf(file: ParsedFile): FileFacts {
   let facts = cache.get(file);
   if (!facts) {
-    const fileIsTest = isTestPath(file.path);
-    switch (file.language) {
-      case 'rust':
-        facts = extractRust(file, fileIsTest);
-        break;
-      case 'python':
-        facts = extractPython(file, fileIsTest);
-        break;
-      case 'go':
-        facts = extractGo(file, fileIsTest);
-        break;
-      case 'typescript':
-      case 'tsx':
-      case 'javascript':
-        facts = extractTypeScript(file, fileIsTest);
-        break;
-    }
+    facts = EXTRACTORS[file.language].facts(file, isTestPath(file.path));
     cache.set(file, facts);
   }
   return facts;
@@ -46,19 +47,7 @@ export function definitionsNamed(file: ParsedFile, name: string): readonly Defin
   if (facts) return facts.definitions.filter((d) => d.name === name);
   const focus = focusOn(file.text, name);
   if (focus.rows.length === 0) return [];
-  const fileIsTest = isTestPath(file.path);
-  switch (file.language) {
-    case 'rust':
-      return rustDefinitions(file, fileIsTest, focus);
-    case 'python':
-      return pythonDefinitions(file, fileIsTest, focus);
-    case 'go':
-      return goDefinitions(file, fileIsTest, focus);
-    case 'typescript':
-    case 'tsx':
-    case 'javascript':
-      return typeScriptDefinitions(file, fileIsTest, focus);
-  }
+  return EXTRACTORS[file.language].definitions(file, isTestPath(file.path), focus);
 }
 
 export * from './facts.js';

@@ -24,6 +24,10 @@ export const DB_FILE = 'needle.sqlite3';
  * (bookkeeping, single-flight leases). Their commits are appended to the WAL
  * without an fsync; the next FULL commit (any certification) syncs them with
  * it, and no certificate ever waits on them.
+ *
+ * The pragma is compiled on every call on purpose: SQLite applies
+ * `synchronous` when the statement is compiled, not when it runs, so a
+ * statement compiled once and run again would switch nothing.
  */
 export function relaxed<T>(db: Db, write: () => T): T {
   db.pragma('synchronous = NORMAL');

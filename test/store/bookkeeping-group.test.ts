@@ -10,7 +10,7 @@ import { blake3 } from '../../src/core/digest.js';
 import { BOOKKEEPING } from '../../src/core/limits.js';
 import { bookkeepingCommitted, deferWrite, flushBookkeeping, holdBookkeeping, pendingBookkeeping } from '../../src/store/bookkeeping.js';
 import { openDataDir } from '../../src/store/datadir.js';
-import type { Db } from '../../src/store/db.js';
+import { relaxed, type Db } from '../../src/store/db.js';
 import { recordResolution } from '../../src/store/evidence/accounting.js';
 import { cleanupAll, queryRows, tempDir } from '../mcp/fixtures.js';
 
@@ -111,6 +111,25 @@ describe('bookkeeping group commits', () => {
     s.queue();
     flushBookkeeping(s.db);
     expect(s.visible()).toBe(3);
+    s.db.close();
+  });
+
+  it('a group commit runs under synchronous=NORMAL and leaves the handle at FULL, also when a relaxed write throws', () => {
+    const s = store();
+    const FULL = 2;
+    const NORMAL = 1;
+    let during = -1;
+    deferWrite(s.db, () => void (during = s.db.pragma('synchronous', { simple: true }) as number));
+    flushBookkeeping(s.db);
+    expect(during).toBe(NORMAL);
+    // The next certification must fsync: the handle is back at FULL, every time (the switches are compiled once).
+    expect(s.db.pragma('synchronous', { simple: true })).toBe(FULL);
+    expect(() => relaxed(s.db, () => { throw new Error('write failed'); })).toThrow('write failed');
+    expect(s.db.pragma('synchronous', { simple: true })).toBe(FULL);
+    s.queue();
+    flushBookkeeping(s.db);
+    expect(s.visible()).toBe(1);
+    expect(s.db.pragma('synchronous', { simple: true })).toBe(FULL);
     s.db.close();
   });
 });

@@ -67,6 +67,16 @@ export type Verdict =
 
 const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z0-9]*|"[^"]*"|'[^']*')$/;
 const ENV_READ = /\b(env::var(_os)?|getenv|Getenv|LookupEnv|environ|process\.env)\b/;
+
+/** A name bound by destructuring a record (`{ dryRun }`): the field of that name, read into a local. */
+const DESTRUCTURED_NAMES = new Set(['shorthand_property_identifier_pattern']);
+
+/** The key of an environment read spelled as a member (`process.env.APP_TOKEN`), as a string key would be (`os.environ['APP_TOKEN']`). */
+function isEnvironmentKey(leaf: SyntaxNode): boolean {
+  const member = leaf.parent;
+  const object = member?.childForFieldName('object');
+  return !!object && member!.childForFieldName('property')?.equals(leaf) === true && ENV_READ.test(object.text);
+}
 const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
 /** A value named as a default (`defaultConfigPath`, `DEFAULT_WIDTH`, `Defaults.width`): what applies when nothing overrides it. */
 const NAMED_DEFAULT = /^([\w$]+\.)*(default|DEFAULT|Default)[\w$]*$/;
@@ -437,11 +447,16 @@ export class Classifier {
     if (this.combines(value) && (within(prev, target) || this.combines(this.innermostValue(prev, value)))) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
     if (within(prev, target)) {
       const verdict = this.targetVerdict(n, target, value, override, t, v);
+      // `const { dryRun } = await getConfig()`: the field is read into a local of its own name, followed in its scope.
+      if (DESTRUCTURED_NAMES.has(origin.type) && within(origin, target)) {
+        const scope = bindingScope(this.family, n, origin.text);
+        return { ...verdict, hop: { name: origin.text, scope, origin: n, global: scope === null } };
+      }
       const field = this.constructorField(n, target);
       return field ? { ...verdict, carrier: { node: n, description: `\`${field}\` is established by the constructor` } } : verdict;
     }
-    // `path = os.environ['APP_CONFIG']`: an environment read by key is where the value enters the program.
-    const entering = ENV_READ.test(value.text) && this.s.strings.has(origin.type);
+    // `path = os.environ['APP_CONFIG']`, `x = process.env.APP_CONFIG`: an environment read by key is where the value enters the program.
+    const entering = ENV_READ.test(value.text) && (this.s.strings.has(origin.type) || isEnvironmentKey(origin));
     const verdict = this.step(entering ? 'producer' : 'transformation', n, entering ? `\`${t}\` read from \`${v}\`` : `\`${v}\` copied into \`${t}\``);
     const hopName = lastName(target);
     // `msg = f'cannot read {path}'`: the value became text for a message, which carries nothing on.

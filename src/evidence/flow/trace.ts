@@ -36,7 +36,8 @@ interface Draft {
   readonly description: string;
 }
 
-const MEMBER_NAME_TYPES = new Set(['field_identifier', 'property_identifier', 'shorthand_property_identifier']);
+// `shorthand_property_identifier_pattern`: `const { dryRun } = cfg` reads the field `dryRun`.
+const MEMBER_NAME_TYPES = new Set(['field_identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern']);
 
 export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Location | null): FlowResult {
   if (subject.kind === 'file' || subject.kind === 'behavior' || subject.kind === 'test') {

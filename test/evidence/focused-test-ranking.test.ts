@@ -3,7 +3,8 @@
 // option's carrier set, the test file kept beside that function's source file,
 // a command line passing the declared short flag, a test running through a
 // same-file helper; and which it sets back: error-only tests of a behaviour
-// that does not reject, end-to-end runs, titles about the option being unset.
+// that does not reject, end-to-end runs, titles about the option being unset,
+// unit tests that spell the carrier only in a helper every test of the file shares.
 // Each fixture is a small invented tool.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location } from '../../src/core/contracts.js';
@@ -379,6 +380,68 @@ const TS_LIST_CALLS: Files = {
   ),
 };
 
+const RUST_STOPWATCH: Files = {
+  'Cargo.toml': lines('[package]', 'name = "stopwatch"', 'version = "0.1.0"', 'edition = "2021"', '', '[dependencies]', 'clap = { version = "4", features = ["derive"] }'),
+  'src/main.rs': lines('mod cli;', 'mod report;', 'mod scheduler;', '', 'fn main() {', '    let cli = <cli::Cli as clap::Parser>::parse();', '    println!("{}", report::render_duration(1.5, &cli));', '}'),
+  'src/cli.rs': lines(
+    'use clap::Parser;', //                                          1
+    '', //                                                           2
+    '#[derive(Parser)]', //                                          3
+    'pub struct Cli {', //                                           4
+    '    #[arg(long, default_value_t = 10)]', //                     5
+    '    pub runs: u64,', //                                         6
+    '    #[arg(long)]', //                                           7
+    '    pub time_unit: Option<String>,', //                         8
+    '}', //                                                          9
+  ),
+  'src/report.rs': lines(
+    'use crate::cli::Cli;', //                                       1
+    '', //                                                           2
+    'pub fn render_duration(seconds: f64, cli: &Cli) -> String {', // 3
+    '    match cli.time_unit.as_deref() {', //                       4
+    '        Some("ms") => format!("{} ms", seconds * 1000.0),', //  5
+    '        _ => format!("{} s", seconds),', //                     6
+    '    }', //                                                      7
+    '}', //                                                          8
+  ),
+  // Unit tests of the scheduler go through one helper that builds every option
+  // (and so spells `time_unit`); none of them sets the time unit.
+  'src/scheduler.rs': lines(
+    'pub fn repeat(runs: u64) -> u64 {', //                          1
+    '    runs', //                                                   2
+    '}', //                                                          3
+    '', //                                                           4
+    '#[cfg(test)]', //                                               5
+    'mod tests {', //                                                6
+    '    use super::*;', //                                          7
+    '    use crate::cli::Cli;', //                                   8
+    '    use crate::report::render_duration;', //                    9
+    '    use clap::Parser;', //                                      10
+    '', //                                                           11
+    '    fn results(args: &[&str]) -> (u64, String) {', //           12
+    '        let cli = Cli::parse_from(std::iter::once("stopwatch").chain(args.iter().copied()));', // 13
+    '        let unit = cli.time_unit.clone().unwrap_or_default();', // 14
+    '        assert!(unit.len() < 3);', //                           15
+    '        (repeat(cli.runs), render_duration(1.5, &cli))', //     16
+    '    }', //                                                      17
+    '', //                                                           18
+    '    #[test]', //                                                19
+    '    fn schedules_the_requested_runs() {', //                    20
+    '        assert_eq!(results(&["--runs=2"]).0, 2);', //           21
+    '    }', //                                                      22
+    '}', //                                                          23
+  ),
+  'tests/integration_tests.rs': lines(
+    'use std::process::Command;', //                                 1
+    '', //                                                           2
+    '#[test]', //                                                    3
+    'fn prints_the_time_in_the_requested_unit() {', //               4
+    '    let out = Command::new(env!("CARGO_BIN_EXE_stopwatch")).arg("--time-unit=ms").output().unwrap();', // 5
+    '    assert!(String::from_utf8_lossy(&out.stdout).contains("1500 ms"));', // 6
+    '}', //                                                          7
+  ),
+};
+
 describe('focused tests ranked by how directly they exercise the behaviour site', () => {
   it('prefers a test calling the behaviour function with the carrier set over a CLI test named exactly after the option (Python)', async () => {
     const { plan, site } = await focused(PY_CAT, '--squash-blank');
@@ -436,5 +499,13 @@ describe('focused tests ranked by how directly they exercise the behaviour site'
     const calls = await focused(TS_LIST_CALLS, '--trailing-comma');
     expect(chosen(calls.plan)).toBe('test/list.test.ts puts a trailing comma last');
     expect(at(calls.site)).toBe('src/list.ts:7-9');
+  });
+
+  it('prefers a run that passes the option over unit tests whose shared helper only builds it among all options (Rust)', async () => {
+    // `schedules_the_requested_runs` reaches `render_duration` and spells `time_unit` only through `results(…)`, the
+    // helper every scheduler test shares; the integration test sets `--time-unit` itself.
+    const { plan, site } = await focused(RUST_STOPWATCH, '--time-unit');
+    expect(chosen(plan)).toBe('tests/integration_tests.rs prints_the_time_in_the_requested_unit');
+    expect(at(site)).toBe('src/report.rs:4-7');
   });
 });

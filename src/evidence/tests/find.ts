@@ -78,8 +78,10 @@ export function findFocusedTests(
       const passesOption = optionArg?.test(body) ?? false;
       // An option's test passes it or touches its carrier; `r.height` in a renderer test is another `height`.
       const mentioned = carrierUse ? passesOption || carrierUse.test(body) : mention.positions(body).length > 0;
-      // Spelling the subject itself ties a test to it more surely than a name the value was copied into.
-      const direct = passesOption || (carrierUse ? directUse!.test(body) : spellings.positions(body).length > 0) || (extra !== null && new RegExp(`\\b${extra}\\b`).test(body));
+      // Spelling the subject itself ties a test to it more surely than a name the value was copied into. A
+      // carrier spelled only in a same-file helper (`options.time_unit` in a helper that builds every option)
+      // is plumbing every test of the file shares: direct only in the test's own body, or when the option is passed.
+      const direct = passesOption || (carrierUse ? directUse!.test(test.body) : spellings.positions(body).length > 0) || (extra !== null && new RegExp(`\\b${extra}\\b`).test(body));
       // A symbol's test uses it: `test_help_option` that never says `Option` is not a test of `Option`.
       const named = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
       const namedExactly = named === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');

@@ -4,6 +4,9 @@
 // consumer that destructures the field it needs (`const { quietBell } =
 // await loadSettings()`) before deciding on it. Both used to leave the flow
 // without a producer or without its consumer, and the validator refused it.
+// And Go's pointer-returning flag declarations (`flag.String("hide-mp", "",
+// usage)`, pflag's `IntP("depth", "d", 3, usage)`), whose declared default is
+// the flow's precedence as it is for the `…Var` forms.
 import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
@@ -88,6 +91,82 @@ describe('an environment variable read as a member and a field destructured by i
     if (result.kind !== 'found') throw new Error(result.reason);
     const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace CHIME_QUIET_BELL' }, lineageDigest(['0'.repeat(40)]));
     const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload: result.payload });
+    expect(verdict.ok ? 'ok' : verdict.reasons.join('; ')).toBe('ok');
+  });
+});
+
+const GO_DISKS: Files = {
+  'go.mod': lines('module example.com/disks', '', 'go 1.21'),
+  'main.go': lines(
+    'package main', //                                                                   1
+    '', //                                                                               2
+    'import (', //                                                                       3
+    '\t"fmt"', //                                                                        4
+    '\t"strings"', //                                                                    5
+    '', //                                                                               6
+    '\tflag "github.com/spf13/pflag"', //                                                7
+    ')', //                                                                              8
+    '', //                                                                               9
+    'var (', //                                                                          10
+    '\thideMp  = flag.String("hide-mp", "", "hide mount points, separated with commas")', // 11
+    '\tdepth   = flag.IntP("depth", "d", 3, "how deep to list")', //                     12
+    '\tverbose = flag.CountP("verbose", "v", "more output")', //                         13
+    ')', //                                                                              14
+    '', //                                                                               15
+    'type Filters struct {', //                                                          16
+    '\tHidden []string', //                                                              17
+    '}', //                                                                              18
+    '', //                                                                               19
+    'func main() {', //                                                                  20
+    '\tflag.Parse()', //                                                                 21
+    '\tfilters := Filters{Hidden: strings.Split(*hideMp, ",")}', //                      22
+    '\tfor _, m := range []string{"/", "/boot"} {', //                                   23
+    '\t\tif !isHidden(m, filters.Hidden) && *depth > 0 && *verbose >= 0 {', //          24
+    '\t\t\tfmt.Println(m)', //                                                          25
+    '\t\t}', //                                                                         26
+    '\t}', //                                                                            27
+    '}', //                                                                              28
+    '', //                                                                               29
+    'func isHidden(m string, hidden []string) bool {', //                                30
+    '\tfor _, h := range hidden {', //                                                   31
+    '\t\tif h == m {', //                                                               32
+    '\t\t\treturn true', //                                                             33
+    '\t\t}', //                                                                         34
+    '\t}', //                                                                            35
+    '\treturn false', //                                                                 36
+    '}', //                                                                              37
+  ),
+};
+
+describe('Go flags declared by a call that returns a pointer', () => {
+  const at = (line: number): Location => ({ role: 'primary', path: 'main.go', symbol: null, start_line: line, end_line: line });
+  // A short `var ( … )` block is cited whole: the line holding the declaration lies in the step.
+  const precedence = (flow: { steps: readonly { role: string; description: string; location: Location }[] }, line: number) =>
+    flow.steps.filter((s) => s.role === 'precedence').map((s) => `${s.location.start_line <= line && line <= s.location.end_line} ${s.description}`);
+
+  it('cites the declared default as the precedence, with the short-flag form too', () => {
+    const { ctx } = repo(GO_DISKS);
+    const hide = traceFlow(ctx, { kind: 'cli_option', name: '--hide-mp' }, at(11));
+    if (hide.kind !== 'found') throw new Error(hide.reason);
+    expect(precedence(hide.payload, 11)).toEqual(['true flag `hide-mp` defaults to `""`']);
+    const depth = traceFlow(ctx, { kind: 'cli_option', name: '--depth' }, at(12));
+    if (depth.kind !== 'found') throw new Error(depth.reason);
+    expect(precedence(depth.payload, 12)).toEqual(['true flag `depth` defaults to `3`']);
+  });
+
+  it('names no default where the declaration has none (a counter)', () => {
+    const { ctx } = repo(GO_DISKS);
+    const verbose = traceFlow(ctx, { kind: 'cli_option', name: '--verbose' }, at(13));
+    if (verbose.kind !== 'found') throw new Error(verbose.reason);
+    expect(precedence(verbose.payload, 13)).toEqual([]);
+  });
+
+  it('makes the flag from declaration to the branch a flow the validator certifies', () => {
+    const { root, ctx } = repo(GO_DISKS);
+    const hide = traceFlow(ctx, { kind: 'cli_option', name: '--hide-mp' }, at(11));
+    if (hide.kind !== 'found') throw new Error(hide.reason);
+    const need = compileNeed({ route: 'trace.state-flow', subject: { kind: 'cli_option', name: '--hide-mp' }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace --hide-mp' }, lineageDigest(['0'.repeat(40)]));
+    const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload: hide.payload });
     expect(verdict.ok ? 'ok' : verdict.reasons.join('; ')).toBe('ok');
   });
 });

@@ -28,7 +28,7 @@ import {
   type Family,
 } from './syntax.js';
 import type { Spellings } from './spellings.js';
-import { enclosingFlagBinding, flagDefault, flagDestination, single } from './go.js';
+import { declaredFlagDefault, enclosingFlagBinding, flagDefault, flagDestination, single } from './go.js';
 import { hopTo, hopToBinding, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
 import { isTailExpression, yieldsTail } from './rust.js';
@@ -234,6 +234,14 @@ export class Classifier {
    * program here and lives on in the local, which the trace follows.
    */
   private producerVerdict(call: SyntaxNode): Verdict {
+    const verdict = this.producerFlow(call);
+    // `hide = flag.String("hide", "", usage)`: without the flag, the declared default is the value.
+    const fallback = this.family === 'go' ? declaredFlagDefault(call) : null;
+    if (!fallback || verdict.kind !== 'step' || verdict.also) return verdict;
+    return { ...verdict, also: { role: 'precedence', node: call, description: `flag ${this.flagLabel(call)} defaults to \`${snippet(fallback.text, 40)}\`` } };
+  }
+
+  private producerFlow(call: SyntaxNode): Verdict {
     const verdict = this.step('producer', call, this.producerText(call));
     let prev = call;
     for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {

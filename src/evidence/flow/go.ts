@@ -42,3 +42,22 @@ export function flagDefault(call: SyntaxNode): SyntaxNode | null {
   const args = call.childForFieldName('arguments')?.namedChildren.filter((a): a is SyntaxNode => a !== null && a.type !== 'comment') ?? [];
   return args[method.endsWith('P') ? 3 : 2] ?? null;
 }
+
+/**
+ * Go's flag declarations that return a pointer (`flag.String("hide", "", usage)`, pflag's
+ * `IntP("depth", "d", 3, usage)`): the value types of the standard flag package and pflag;
+ * `Count` has no default.
+ */
+const POINTER_FLAG = /^(Bool|Duration|Float(32|64)|Int(8|16|32|64)?|Uint(8|16|32|64)?|String|IP|IPMask|IPNet|BytesHex|BytesBase64)(Slice|Array|ToString|ToInt|ToInt64)?(?<shorthand>P)?$/;
+
+/** The default argument of a pointer-returning flag declaration whose first argument is the flag's name, else null. */
+export function declaredFlagDefault(call: SyntaxNode): SyntaxNode | null {
+  const fn = call.childForFieldName('function');
+  if (fn?.type !== 'selector_expression') return null;
+  const m = POINTER_FLAG.exec(fn.childForFieldName('field')?.text ?? '');
+  const args = call.childForFieldName('arguments')?.namedChildren.filter((a): a is SyntaxNode => a !== null && a.type !== 'comment') ?? [];
+  if (!m || !/string_literal$/.test(args[0]?.type ?? '')) return null;
+  // name, [short,] default, usage
+  const shorthand = m.groups?.shorthand === 'P';
+  return args.length === (shorthand ? 4 : 3) ? args[shorthand ? 2 : 1]! : null;
+}

@@ -34,55 +34,25 @@ import { bindingScope } from './scope.js';
 import { isTailExpression, yieldsTail } from './rust.js';
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
+import type { Verdict } from './verdict.js';
+import {
+  DECLARED_WITHOUT_VALUE,
+  DEFAULT_ATTRIBUTE,
+  DEFAULTING_CALL,
+  DESTRUCTURED_NAMES,
+  ENV_READ,
+  LITERAL,
+  NAMED_DEFAULT,
+  PARSER_ATTRIBUTE,
+  calleeName,
+  isEnvironmentKey,
+  isTypeReference,
+  stringContent,
+} from './value-syntax.js';
+
 export type { Hop } from './hops.js';
+export type { Verdict } from './verdict.js';
 
-export type Verdict =
-  | { readonly kind: 'ignored' }
-  | { readonly kind: 'unaccounted' }
-  | {
-      readonly kind: 'step';
-      readonly role: FlowRole;
-      /** The construct the step's line range is taken from. */
-      readonly node: SyntaxNode;
-      /** When the range starts earlier than `node` (attributes above a field). */
-      readonly from?: SyntaxNode;
-      /** When the range ends where this node starts (a function cited by its signature). */
-      readonly until?: SyntaxNode;
-      readonly symbol: string | null;
-      readonly description: string;
-      /** For a parser-filled field: the declaration itself, which also carries the value. */
-      readonly carrier?: { readonly node: SyntaxNode; readonly description: string };
-      /** A second role the same construct plays (a flag whose default the value is: the flag takes precedence). */
-      readonly also?: { readonly role: FlowRole; readonly node: SyntaxNode; readonly description: string };
-      readonly hop?: Hop;
-      /** Name of a callee the value is passed to and that the trace does not enter. */
-      readonly passedTo?: string;
-      /** The call the value is an argument of, so the trace can follow it into the callee's parameter. */
-      readonly argumentCall?: SyntaxNode;
-      /** The local the call's result is bound to: where the value lives on when the callee is not in the repository. */
-      readonly resultHop?: Hop;
-      /** The function that returns the value: its callers' results carry it on. */
-      readonly returnedFrom?: SyntaxNode;
-    };
-
-const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z0-9]*|"[^"]*"|'[^']*')$/;
-const ENV_READ = /\b(env::var(_os)?|getenv|Getenv|LookupEnv|environ|process\.env)\b/;
-
-/** A name bound by destructuring a record (`{ dryRun }`): the field of that name, read into a local. */
-const DESTRUCTURED_NAMES = new Set(['shorthand_property_identifier_pattern']);
-
-/** The key of an environment read spelled as a member (`process.env.APP_TOKEN`), as a string key would be (`os.environ['APP_TOKEN']`). */
-function isEnvironmentKey(leaf: SyntaxNode): boolean {
-  const member = leaf.parent;
-  const object = member?.childForFieldName('object');
-  return !!object && member!.childForFieldName('property')?.equals(leaf) === true && ENV_READ.test(object.text);
-}
-const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
-/** A value named as a default (`defaultConfigPath`, `DEFAULT_WIDTH`, `Defaults.width`): what applies when nothing overrides it. */
-const NAMED_DEFAULT = /^([\w$]+\.)*(default|DEFAULT|Default)[\w$]*$/;
-const DEFAULT_ATTRIBUTE = /\bdefault_value(_t|_os|s|_if)?\b[^,)]*/;
-const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
-const DECLARED_WITHOUT_VALUE = new Set(['var_spec', 'variable_declarator']);
 export class Classifier {
   private readonly s;
 
@@ -598,23 +568,4 @@ export class Classifier {
     // A dashed name is an option being declared; a bare key is a value being looked up.
     return content.includes('-') ? `\`${content}\` declared by \`${callee}\`` : `\`${content}\` read by \`${callee}\``;
   }
-}
-
-
-
-export function stringContent(n: SyntaxNode): string {
-  return n.text.replace(/^[a-zA-Z]*("""|'''|["'`]|r#*")/, '').replace(/("""|'''|["'`]|"#*)$/, '');
-}
-
-/** The callee as written, or `….option` when it is a long builder chain. */
-function calleeName(call: SyntaxNode, field: string): string {
-  const callee = call.childForFieldName(field);
-  if (!callee) return '?';
-  const last = callee.lastNamedChild;
-  const chained = MEMBER_TYPES.has(callee.type) && (callee.text.includes('\n') || callee.text.length > 60);
-  return chained && last ? `….${last.text}` : snippet(callee.text, 60);
-}
-
-function isTypeReference(leaf: SyntaxNode): boolean {
-  return leaf.type === 'type_identifier' && leaf.parent?.childForFieldName('name')?.equals(leaf) !== true;
 }

@@ -3,7 +3,7 @@
 // their `describe` titles, pytest functions inside `Test*` classes, and Go
 // `TestXxx(t *testing.T)` functions.
 import type { ParsedFile } from '../context.js';
-import { stringContent } from '../flow/classify.js';
+import { stringContent } from '../flow/value-syntax.js';
 import { isRustTestItem } from '../flow/rust.js';
 import { familyOf, type Family } from '../flow/syntax.js';
 import type { SyntaxNode } from '../parse/treesitter.js';

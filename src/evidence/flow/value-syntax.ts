@@ -1,0 +1,45 @@
+// How values and their sources are spelled in source, across the languages the
+// classifier reads: literals and named defaults, environment reads, parser
+// attributes, calls that pick a fallback, string contents and callee names.
+import type { SyntaxNode } from '../parse/treesitter.js';
+import { MEMBER_TYPES, snippet } from './syntax.js';
+
+/** A literal written in place (a boolean, a number, a short string, none): a default, not a source. */
+export const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z0-9]*|"[^"]*"|'[^']*')$/;
+/** Reading the environment, in each language: where a value enters the program. */
+export const ENV_READ = /\b(env::var(_os)?|getenv|Getenv|LookupEnv|environ|process\.env)\b/;
+
+/** A name bound by destructuring a record (`{ dryRun }`): the field of that name, read into a local. */
+export const DESTRUCTURED_NAMES = new Set(['shorthand_property_identifier_pattern']);
+
+/** The key of an environment read spelled as a member (`process.env.APP_TOKEN`), as a string key would be (`os.environ['APP_TOKEN']`). */
+export function isEnvironmentKey(leaf: SyntaxNode): boolean {
+  const member = leaf.parent;
+  const object = member?.childForFieldName('object');
+  return !!object && member!.childForFieldName('property')?.equals(leaf) === true && ENV_READ.test(object.text);
+}
+
+/** Calls that fall back to another value (`a.or(b)`, `unwrap_or_default`): the statement around them decides the role. */
+export const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
+/** A value named as a default (`defaultConfigPath`, `DEFAULT_WIDTH`, `Defaults.width`): what applies when nothing overrides it. */
+export const NAMED_DEFAULT = /^([\w$]+\.)*(default|DEFAULT|Default)[\w$]*$/;
+export const DEFAULT_ATTRIBUTE = /\bdefault_value(_t|_os|s|_if)?\b[^,)]*/;
+export const PARSER_ATTRIBUTE = /^#\[(arg|clap|structopt|command|serde|option)\b/;
+export const DECLARED_WITHOUT_VALUE = new Set(['var_spec', 'variable_declarator']);
+
+export function stringContent(n: SyntaxNode): string {
+  return n.text.replace(/^[a-zA-Z]*("""|'''|["'`]|r#*")/, '').replace(/("""|'''|["'`]|"#*)$/, '');
+}
+
+/** The callee as written, or `….option` when it is a long builder chain. */
+export function calleeName(call: SyntaxNode, field: string): string {
+  const callee = call.childForFieldName(field);
+  if (!callee) return '?';
+  const last = callee.lastNamedChild;
+  const chained = MEMBER_TYPES.has(callee.type) && (callee.text.includes('\n') || callee.text.length > 60);
+  return chained && last ? `….${last.text}` : snippet(callee.text, 60);
+}
+
+export function isTypeReference(leaf: SyntaxNode): boolean {
+  return leaf.type === 'type_identifier' && leaf.parent?.childForFieldName('name')?.equals(leaf) !== true;
+}

@@ -6,7 +6,10 @@
 // without a producer or without its consumer, and the validator refused it.
 // And Go's pointer-returning flag declarations (`flag.String("hide-mp", "",
 // usage)`, pflag's `IntP("depth", "d", 3, usage)`), whose declared default is
-// the flow's precedence as it is for the `…Var` forms.
+// the flow's precedence as it is for the `…Var` forms; so is `default=` in a
+// Python declaring call (`click.option("--max-rounds", default=10)`) or a
+// `default:` key in a JavaScript one, and a click option shared as a decorator
+// (`@options.max_rounds`) is the carrier into the command's parameter.
 import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
@@ -168,5 +171,87 @@ describe('Go flags declared by a call that returns a pointer', () => {
     const need = compileNeed({ route: 'trace.state-flow', subject: { kind: 'cli_option', name: '--hide-mp' }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace --hide-mp' }, lineageDigest(['0'.repeat(40)]));
     const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload: hide.payload });
     expect(verdict.ok ? 'ok' : verdict.reasons.join('; ')).toBe('ok');
+  });
+});
+
+const PY_RESOLVER: Files = {
+  'pyproject.toml': lines('[project]', 'name = "pins"'),
+  'pins/__init__.py': '',
+  'pins/options.py': lines(
+    'import click', //                                                         1
+    '', //                                                                     2
+    'max_rounds = click.option(', //                                           3
+    '    "--max-rounds",', //                                                  4
+    '    default=10,', //                                                      5
+    '    help="Rounds before giving up.",', //                                 6
+    ')', //                                                                    7
+  ),
+  'pins/cli.py': lines(
+    'import click', //                                                         1
+    '', //                                                                     2
+    'from pins import options', //                                             3
+    'from pins.resolver import resolve', //                                    4
+    '', //                                                                     5
+    '', //                                                                     6
+    '@click.command()', //                                                     7
+    '@options.max_rounds', //                                                  8
+    'def cli(max_rounds: int) -> None:', //                                    9
+    '    resolve(["a", "b"], max_rounds=max_rounds)', //                       10
+  ),
+  'pins/resolver.py': lines(
+    'def resolve(wanted, max_rounds):', //                                     1
+    '    rounds = 0', //                                                       2
+    '    while wanted:', //                                                    3
+    '        rounds += 1', //                                                  4
+    '        if rounds > max_rounds:', //                                      5
+    '            raise RuntimeError("no stable set")', //                      6
+    '        wanted = wanted[1:]', //                                          7
+    '    return rounds', //                                                    8
+  ),
+};
+
+const JS_TREE: Files = {
+  'package.json': lines('{ "name": "treeview", "type": "module" }'),
+  'src/cli.js': lines(
+    "import yargs from 'yargs';", //                                           1
+    "import { draw } from './draw.js';", //                                    2
+    '', //                                                                     3
+    "const argv = yargs(process.argv.slice(2)).option('max-depth', { type: 'number', default: 3 }).parse();", // 4
+    'const maxDepth = argv.maxDepth;', //                                      5
+    'draw(maxDepth);', //                                                      6
+  ),
+  'src/draw.js': lines(
+    'export function draw(limit) {', //                                        1
+    '  for (let depth = 0; depth < 10; depth++) {', //                          2
+    '    if (depth >= limit) {', //                                             3
+    '      return depth;', //                                                   4
+    '    }', //                                                                 5
+    '  }', //                                                                   6
+    '  return 10;', //                                                          7
+    '}', //                                                                     8
+  ),
+};
+
+describe('declared defaults and shared option decorators', () => {
+  it('cites `default=` of a click option as the precedence and the decorator that applies it as a carrier; the flow is complete', () => {
+    const { root, ctx } = repo(PY_RESOLVER);
+    const subject = { kind: 'cli_option', name: '--max-rounds' } as const;
+    const result = traceFlow(ctx, subject, { role: 'primary', path: 'pins/options.py', symbol: null, start_line: 3, end_line: 7 });
+    if (result.kind !== 'found') throw new Error(result.reason);
+    const steps = result.payload.steps.map((s) => `${s.role} ${s.location.path}:${s.location.start_line}`);
+    expect(result.payload.steps.filter((s) => s.role === 'precedence').map((s) => s.description)).toEqual(['flag `--max-rounds` defaults to `10`']);
+    expect(steps).toContain('carrier pins/cli.py:8');
+    expect(steps).toContain('consumer pins/resolver.py:5');
+    expect(result.payload.gaps).toEqual([]);
+    const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace --max-rounds' }, lineageDigest(['0'.repeat(40)]));
+    const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload: result.payload });
+    expect(verdict.ok ? 'ok' : verdict.reasons.join('; ')).toBe('ok');
+  });
+
+  it('cites a `default:` key of a JavaScript declaring call as the precedence', () => {
+    const { ctx } = repo(JS_TREE);
+    const result = traceFlow(ctx, { kind: 'cli_option', name: '--max-depth' }, { role: 'primary', path: 'src/cli.js', symbol: null, start_line: 4, end_line: 4 });
+    if (result.kind !== 'found') throw new Error(result.reason);
+    expect(result.payload.steps.filter((s) => s.role === 'precedence').map((s) => `${s.location.start_line} ${s.description}`)).toEqual(['4 flag `max-depth` defaults to `3`']);
   });
 });

@@ -47,6 +47,7 @@ import {
   calleeName,
   isEnvironmentKey,
   isTypeReference,
+  keywordDefault,
   stringContent,
 } from './value-syntax.js';
 
@@ -156,6 +157,12 @@ export class Classifier {
       if (this.s.shorthand.has(n.type)) {
         return { ...this.step('transformation', n, `\`${n.text}\` copied into ${this.ownerLabel(n, n.text)}`), hop: n.parent?.parent?.childForFieldName('name')?.text === 'Self' ? { name: n.text, scope: null, origin: n } : undefined };
       }
+      // `@options.max_rounds` on a click command: the shared option applied to the function, which
+      // receives the parsed value as its parameter of that name.
+      if (n.type === 'decorator' && !pendingCall) {
+        const fn = n.parent?.type === 'decorated_definition' ? n.parent.childForFieldName('definition')?.childForFieldName('name')?.text : null;
+        return this.step('carrier', n, `\`${snippet(n.text, 60)}\` applies the option to \`${fn ?? 'the function'}\`, which receives its value`);
+      }
       const call = this.s.calls[n.type];
       // `Some(runs)` wraps the value where it stands; the statement around it decides the role.
       if (call && !pendingCall && !(this.family === 'rust' && isTupleConstructor(n))) {
@@ -205,10 +212,14 @@ export class Classifier {
    */
   private producerVerdict(call: SyntaxNode): Verdict {
     const verdict = this.producerFlow(call);
-    // `hide = flag.String("hide", "", usage)`: without the flag, the declared default is the value.
-    const fallback = this.family === 'go' ? declaredFlagDefault(call) : null;
-    if (!fallback || verdict.kind !== 'step' || verdict.also) return verdict;
-    return { ...verdict, also: { role: 'precedence', node: call, description: `flag ${this.flagLabel(call)} defaults to \`${snippet(fallback.text, 40)}\`` } };
+    if (verdict.kind !== 'step' || verdict.also) return verdict;
+    // `hide = flag.String("hide", "", usage)`, `click.option("--max-rounds", default=10)`: without the
+    // option, the declared default is the value.
+    const go = this.family === 'go' ? declaredFlagDefault(call) : null;
+    const keyword = go ? null : keywordDefault(call);
+    const fallback = go ?? keyword?.childForFieldName('value');
+    if (!fallback) return verdict;
+    return { ...verdict, also: { role: 'precedence', node: keyword ?? call, description: `flag ${this.flagLabel(call)} defaults to \`${snippet(fallback.text, 40)}\`` } };
   }
 
   private producerFlow(call: SyntaxNode): Verdict {

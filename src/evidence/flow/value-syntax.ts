@@ -43,3 +43,17 @@ export function calleeName(call: SyntaxNode, field: string): string {
 export function isTypeReference(leaf: SyntaxNode): boolean {
   return leaf.type === 'type_identifier' && leaf.parent?.childForFieldName('name')?.equals(leaf) !== true;
 }
+
+/**
+ * The `default` a declaring call names for the option (`click.option("--max-rounds", default=10)`,
+ * `add_argument("--width", default=80)`, `.option("--size", { default: 3 })`): the keyword or key
+ * node, whose value holds when the option is not given.
+ */
+export function keywordDefault(call: SyntaxNode): SyntaxNode | null {
+  for (const a of call.childForFieldName('arguments')?.namedChildren ?? []) {
+    if (a?.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'default') return a;
+    if (a?.type !== 'object') continue;
+    for (const p of a.namedChildren) if (p?.type === 'pair' && /^(default|["']default["'])$/.test(p.childForFieldName('key')?.text ?? '')) return p;
+  }
+  return null;
+}

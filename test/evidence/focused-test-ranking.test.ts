@@ -4,7 +4,8 @@
 // a command line passing the declared short flag, a test running through a
 // same-file helper; and which it sets back: error-only tests of a behaviour
 // that does not reject, end-to-end runs, titles about the option being unset,
-// unit tests that spell the carrier only in a helper every test of the file shares.
+// unit tests that spell the carrier only in a helper every test of the file shares,
+// titles about a refusal (`cannot combine …`) when the behaviour does not refuse.
 // Each fixture is a small invented tool.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location } from '../../src/core/contracts.js';
@@ -442,6 +443,48 @@ const RUST_STOPWATCH: Files = {
   ),
 };
 
+const PY_UPLOAD: Files = {
+  'pyproject.toml': lines('[project]', 'name = "sendit"', '', '[tool.pytest.ini_options]', 'testpaths = ["tests"]'),
+  'sendit/__init__.py': '',
+  'sendit/cli.py': lines(
+    'import argparse', //                                                          1
+    '', //                                                                         2
+    'from sendit.upload import send', //                                           3
+    '', //                                                                         4
+    '', //                                                                         5
+    'def main(argv):', //                                                          6
+    '    p = argparse.ArgumentParser()', //                                        7
+    '    p.add_argument("--chunked", action="store_true")', //                     8
+    '    p.add_argument("--compress", action="store_true")', //                    9
+    '    p.add_argument("--timeout", type=int, default=5)', //                     10
+    '    p.add_argument("body")', //                                               11
+    '    args = p.parse_args(argv)', //                                            12
+    '    if args.chunked and args.compress:', //                                   13
+    '        return "cannot combine --compress and --chunked"', //                 14
+    '    return send(args.body, args.chunked, args.timeout)', //                   15
+  ),
+  'sendit/upload.py': lines(
+    'def send(body, chunked, timeout):', //                                        1
+    '    if chunked:', //                                                          2
+    '        return [body[i:i + 4] for i in range(0, len(body), 4)]', //           3
+    '    return [body]', //                                                        4
+  ),
+  'tests/test_cli.py': lines(
+    'from sendit.cli import main', //                                              1
+    '', //                                                                         2
+    '', //                                                                         3
+    'def test_cannot_combine_compress_with_chunked():', //                         4
+    '    assert "cannot" in main(["--compress", "--chunked", "x"])', //            5
+    '', //                                                                         6
+    '', //                                                                         7
+    'def test_sends_the_body_in_pieces():', //                                     8
+    '    pieces = main(["--timeout", "9", "--chunked", "abcdefgh"])', //           9
+    '    assert len(pieces) == 2', //                                              10
+    '    assert pieces[0] == "abcd"', //                                           11
+    '    assert "".join(pieces) == "abcdefgh"', //                                 12
+  ),
+};
+
 describe('focused tests ranked by how directly they exercise the behaviour site', () => {
   it('prefers a test calling the behaviour function with the carrier set over a CLI test named exactly after the option (Python)', async () => {
     const { plan, site } = await focused(PY_CAT, '--squash-blank');
@@ -507,5 +550,11 @@ describe('focused tests ranked by how directly they exercise the behaviour site'
     const { plan, site } = await focused(RUST_STOPWATCH, '--time-unit');
     expect(chosen(plan)).toBe('tests/integration_tests.rs prints_the_time_in_the_requested_unit');
     expect(at(site)).toBe('src/report.rs:4-7');
+  });
+
+  it('sets back a test titled for a refusal (`cannot combine …`) when the behaviour does not refuse (Python)', async () => {
+    // The refusal test is shorter and passes the flag as well; it checks the combination is rejected, not the pieces.
+    const { plan } = await focused(PY_UPLOAD, '--chunked');
+    expect(chosen(plan)).toBe('tests/test_cli.py test_sends_the_body_in_pieces');
   });
 });

@@ -12,7 +12,7 @@ import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';
 import { testsInFile, type TestCase } from './discover.js';
-import { behaviourFunction, callsFunction, declaredShorts, effectiveBody, expectsError, isEndToEnd, isIncidentalTitle, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
+import { behaviourFunction, callsFunction, declaredShorts, effectiveBody, expectsError, isEndToEnd, isFailureTitle, isIncidentalTitle, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
 import { escapeRegExp } from '../../core/text.js';
 
 export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'unresolved'; reason: string };
@@ -96,8 +96,10 @@ export function findFocusedTests(
       const relevance =
         (mentioned && callsFunction(test.body, behaviourFn) ? 6 : mentioned && callsFunction(body, behaviourFn) ? 2 : 0) +
         (mentioned && isPairedWith(test.path, behaviour?.location ?? null) ? 2 : 0) -
-        // A test that expects an error exercises a validation, unless rejecting is the behaviour itself.
-        (behaviour && !behaviour.rejects && expectsError(test.body) ? 3 : 0) +
+        // A test that expects an error exercises a validation, unless rejecting is the behaviour itself;
+        // so does one titled for a refusal (`cannot combine --compress and --chunked`), a weaker sign.
+        (behaviour && !behaviour.rejects && expectsError(test.body) ? 3 : 0) -
+        (!behaviour?.rejects && isFailureTitle(title) ? 2 : 0) +
         (direct ? 2 : mentioned ? 1 : 0) -
         (isEndToEnd(test) ? 2 : 0) -
         // An option's test titled for its absence (`… when unset`) checks the default, not the option.

@@ -41,6 +41,13 @@ export function isNegatedTitle(words: readonly string[]): boolean {
   return words.some((w) => NEGATED.has(w));
 }
 
+/** A title about the program refusing its input (`cannot combine …`, `… unknown encoding`, `invalid …`). */
+const FAILURE = new Set(['cannot', 'invalid', 'unknown', 'error', 'errors', 'fail', 'fails', 'failure', 'reject', 'rejects', 'refuses', 'unsupported', 'illegal', 'malformed']);
+
+export function isFailureTitle(words: readonly string[]): boolean {
+  return words.some((w) => FAILURE.has(w));
+}
+
 /** Subject words the title carries, a title word counting when one is a prefix of the other (`arg` / `argument`). */
 export function titleOverlap(titleWords: readonly string[], subjectWords: readonly string[]): number {
   return subjectWords.filter((s) => s.length >= 3 && titleWords.some((t) => t.length >= 3 && (t.startsWith(s) || s.startsWith(t)))).length;

@@ -9,7 +9,9 @@
 // the flow's precedence as it is for the `…Var` forms; so is `default=` in a
 // Python declaring call (`click.option("--max-rounds", default=10)`) or a
 // `default:` key in a JavaScript one, and a click option shared as a decorator
-// (`@options.max_rounds`) is the carrier into the command's parameter.
+// (`@options.max_rounds`) is the carrier into the command's parameter. A
+// discard (`_ = viper.BindPFlag("x", …)`) hands the value to nothing: the
+// trace no longer follows every other `_` of the package.
 import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
@@ -253,5 +255,58 @@ describe('declared defaults and shared option decorators', () => {
     const result = traceFlow(ctx, { kind: 'cli_option', name: '--max-depth' }, { role: 'primary', path: 'src/cli.js', symbol: null, start_line: 4, end_line: 4 });
     if (result.kind !== 'found') throw new Error(result.reason);
     expect(result.payload.steps.filter((s) => s.role === 'precedence').map((s) => `${s.location.start_line} ${s.description}`)).toEqual(['4 flag `max-depth` defaults to `3`']);
+  });
+});
+
+const GO_VIEWER: Files = {
+  'go.mod': lines('module example.com/viewer', '', 'go 1.21'),
+  'main.go': lines(
+    'package main', //                                                                          1
+    '', //                                                                                      2
+    'import (', //                                                                              3
+    '\t"fmt"', //                                                                               4
+    '\t"os"', //                                                                                5
+    '', //                                                                                      6
+    '\t"github.com/spf13/cobra"', //                                                            7
+    '\t"github.com/spf13/viper"', //                                                            8
+    ')', //                                                                                     9
+    '', //                                                                                      10
+    'var keepBlank bool', //                                                                    11
+    '', //                                                                                      12
+    'var rootCmd = &cobra.Command{Use: "viewer"}', //                                           13
+    '', //                                                                                      14
+    'func render(text string) string {', //                                                     15
+    '\tif keepBlank {', //                                                                      16
+    '\t\treturn text', //                                                                       17
+    '\t}', //                                                                                   18
+    '\treturn text + "\\n"', //                                                                 19
+    '}', //                                                                                     20
+    '', //                                                                                      21
+    'func main() {', //                                                                         22
+    '\tfor _, arg := range os.Args[1:] {', //                                                   23
+    '\t\tfmt.Print(render(arg))', //                                                            24
+    '\t}', //                                                                                   25
+    '\t_, _ = fmt.Println("done")', //                                                          26
+    '}', //                                                                                     27
+    '', //                                                                                      28
+    'func init() {', //                                                                         29
+    '\trootCmd.Flags().BoolVarP(&keepBlank, "keep-blank", "k", false, "keep blank lines")', // 30
+    '\t_ = viper.BindPFlag("keepBlank", rootCmd.Flags().Lookup("keep-blank"))', //             31
+    '}', //                                                                                     32
+  ),
+};
+
+describe('a value handed to a discard', () => {
+  it('is not followed into `_`: no other discard of the package enters the flow or its gaps', () => {
+    const { root, ctx } = repo(GO_VIEWER);
+    const subject = { kind: 'cli_option', name: '--keep-blank' } as const;
+    const result = traceFlow(ctx, subject, { role: 'primary', path: 'main.go', symbol: null, start_line: 30, end_line: 30 });
+    if (result.kind !== 'found') throw new Error(result.reason);
+    const lines = result.payload.steps.map((s) => s.location.start_line);
+    expect(lines).not.toContain(23);
+    expect(lines).not.toContain(26);
+    // The flag goes straight to its variable: no transformation exists, and that is the only gap.
+    expect(result.payload.gaps).toEqual(['no transformation of `keep_blank` found in non-test source']);
+    expect(result.payload.steps.filter((s) => s.role === 'consumer').map((s) => s.location.start_line)).toEqual([16]);
   });
 });

@@ -271,7 +271,18 @@ function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellin
 }
 
 /** Where the value goes on from one step: its own hop, a callee's parameter, or its callers' results. */
+/**
+ * `_` discards what is assigned to it (Go's and Rust's blank identifier, the
+ * convention elsewhere): `_ = viper.BindPFlag("x", …)` hands the value on to
+ * nothing, and following `_` would follow every other discard.
+ */
+const DISCARD = '_';
+
 function nextHops(ctx: AnalysisContext, flow: FlowBuilder, site: Site, verdict: StepVerdict, spellings: Spellings): { hop: Hop; file: ParsedFile }[] {
+  return hopsFrom(ctx, flow, site, verdict, spellings).filter((h) => h.hop.name !== DISCARD);
+}
+
+function hopsFrom(ctx: AnalysisContext, flow: FlowBuilder, site: Site, verdict: StepVerdict, spellings: Spellings): { hop: Hop; file: ParsedFile }[] {
   const callee = intoCallee(ctx, flow, site, verdict);
   // The callee's parameter when it is a function of the repository; otherwise the step's own hop (a keyword into a record's field).
   const into = callee ? [{ hop: callee, file: site.file }] : verdict.hop ? [{ hop: verdict.hop, file: site.file }] : [];

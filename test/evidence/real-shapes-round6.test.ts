@@ -298,7 +298,7 @@ const GO_VIEWER: Files = {
 
 describe('a value handed to a discard', () => {
   it('is not followed into `_`: no other discard of the package enters the flow or its gaps', () => {
-    const { root, ctx } = repo(GO_VIEWER);
+    const { ctx } = repo(GO_VIEWER);
     const subject = { kind: 'cli_option', name: '--keep-blank' } as const;
     const result = traceFlow(ctx, subject, { role: 'primary', path: 'main.go', symbol: null, start_line: 30, end_line: 30 });
     if (result.kind !== 'found') throw new Error(result.reason);

@@ -5,7 +5,8 @@
 // same-file helper; and which it sets back: error-only tests of a behaviour
 // that does not reject, end-to-end runs, titles about the option being unset,
 // unit tests that spell the carrier only in a helper every test of the file shares,
-// titles about a refusal (`cannot combine …`) when the behaviour does not refuse.
+// titles about a refusal (`cannot combine …`) when the behaviour does not refuse,
+// tests that only set a name the option decided (`NODE_ENV = squeeze ? … : …`).
 // Each fixture is a small invented tool.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location } from '../../src/core/contracts.js';
@@ -381,6 +382,38 @@ const TS_LIST_CALLS: Files = {
   ),
 };
 
+const TS_BUNDLER: Files = {
+  'package.json': `${JSON.stringify({ name: 'bundle', type: 'module', scripts: { test: 'vitest run' }, devDependencies: { vitest: '*' } }, null, 2)}\n`,
+  'src/cli.ts': lines(
+    "import { cac } from 'cac'", //                                                     1
+    "import { build } from './build'", //                                               2
+    '', //                                                                              3
+    "const cli = cac('bundle')", //                                                     4
+    "cli.option('--squeeze-spaces', 'Drop redundant whitespace')", //                   5
+    "cli.option('--env.* <value>', 'Define compile-time env variables')", //            6
+    'const { options } = cli.parse()', //                                               7
+    'build(options)', //                                                                8
+  ),
+  'src/build.ts': lines(
+    'export function build(options: { squeezeSpaces?: boolean; env?: Record<string, string> }) {', // 1
+    '  const env = { ...options.env }', //                                              2
+    "  const NODE_ENV = options.squeezeSpaces ? 'production' : 'development'", //       3
+    '  env.NODE_ENV = NODE_ENV', //                                                     4
+    '  return env', //                                                                  5
+    '}', //                                                                             6
+  ),
+  // Sets NODE_ENV through `--env.*`: nothing here is about squeezing spaces.
+  'test/build.test.ts': lines(
+    "import { expect, test } from 'vitest'", //                                         1
+    "import { build } from '../src/build'", //                                          2
+    '', //                                                                              3
+    "test('env flag', () => {", //                                                      4
+    "  const NODE_ENV = 'staging'", //                                                  5
+    '  expect(build({ env: { NODE_ENV } }).NODE_ENV).toBe("development")', //           6
+    '})', //                                                                            7
+  ),
+};
+
 const RUST_STOPWATCH: Files = {
   'Cargo.toml': lines('[package]', 'name = "stopwatch"', 'version = "0.1.0"', 'edition = "2021"', '', '[dependencies]', 'clap = { version = "4", features = ["derive"] }'),
   'src/main.rs': lines('mod cli;', 'mod report;', 'mod scheduler;', '', 'fn main() {', '    let cli = <cli::Cli as clap::Parser>::parse();', '    println!("{}", report::render_duration(1.5, &cli));', '}'),
@@ -550,6 +583,13 @@ describe('focused tests ranked by how directly they exercise the behaviour site'
     const { plan, site } = await focused(RUST_STOPWATCH, '--time-unit');
     expect(chosen(plan)).toBe('tests/integration_tests.rs prints_the_time_in_the_requested_unit');
     expect(at(site)).toBe('src/report.rs:4-7');
+  });
+
+  it('does not name a test that only sets a name the option decided (NODE_ENV), not the option itself (TypeScript)', async () => {
+    const { root } = repo(TS_BUNDLER);
+    const n = need('--squeeze-spaces');
+    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    expect(out.proposals.map((p) => p.predicate)).not.toContain('focused_tests');
   });
 
   it('sets back a test titled for a refusal (`cannot combine …`) when the behaviour does not refuse (Python)', async () => {

@@ -54,6 +54,9 @@ import {
 export type { Hop } from './hops.js';
 export type { Verdict } from './verdict.js';
 
+/** A hop into what the value decided (see Hop.derived). */
+const derivedHop = (hop: Hop | undefined): Hop | undefined => (hop ? { ...hop, derived: true } : undefined);
+
 export class Classifier {
   private readonly s;
 
@@ -422,7 +425,7 @@ export class Classifier {
     const fn = enclosingFunctionName(this.family, node);
     const where = fn ? ` in \`${fn}\`` : '';
     // `const passes = cfg.multipass ? 10 : 1`: what the value decided lives on in `passes`.
-    return { ...this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`), hop: hopToBinding(this.family, this.spellings, node) };
+    return { ...this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`), hop: derivedHop(hopToBinding(this.family, this.spellings, node)) };
   }
 
   private bindingVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, prev: SyntaxNode, origin: SyntaxNode): Verdict {

@@ -18,6 +18,11 @@ export interface Hop {
   readonly global?: boolean;
   /** The file `scope` lies in, when it is not the file of the occurrence (a callee's parameter). */
   readonly file?: ParsedFile;
+  /**
+   * What the value decided, not the value (`const passes = cfg.multipass ? 10 : 1`): followed for
+   * its flow, but not a name tests set the option by.
+   */
+  readonly derived?: boolean;
 }
 
 /** The hop into `target` (`o.path` → field `path`; `expanded` → its local or package variable), unless it spells the subject. */

@@ -21,7 +21,7 @@ import { escapeRegExp } from '../../core/text.js';
 import { isPeripheralPath } from '../peripheral.js';
 
 export type FlowResult =
-  /** `carriers`: the names the value was followed into (renamed locals, fields, package variables). */
+  /** `carriers`: the names the value itself was followed into (renamed locals, fields, package variables), not names of what it decided. */
   | { kind: 'found'; payload: RuntimeFlow; carriers: readonly string[] }
   | { kind: 'unresolved'; reason: string };
 
@@ -79,8 +79,10 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
       const key = hopKey(further.hop, further.file);
       if (!further.hop.scope && !further.hop.global && spellings.mentions(further.hop.name)) continue;
       if (next.depth >= FLOW_TRACE.maxHopDepth || hops.has(key) || hops.size >= FLOW_TRACE.maxHops) continue;
-      hops.set(key, further);
-      queue.push({ ...further, depth: next.depth + 1 });
+      // Whatever a decided value is copied into is decided too.
+      const hop = next.hop.derived ? { ...further, hop: { ...further.hop, derived: true } } : further;
+      hops.set(key, hop);
+      queue.push({ ...hop, depth: next.depth + 1 });
     }
   }
   if (flow.empty()) {
@@ -90,7 +92,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
       : `occurrences of \`${spellings.identifiers[0]}\` are only in comments or prose`;
     return { kind: 'unresolved', reason };
   }
-  return { kind: 'found', payload: anchorSymbols(ctx, flow.finish(primary)), carriers: [...new Set([...hops.values()].map((h) => h.hop.name))] };
+  return { kind: 'found', payload: anchorSymbols(ctx, flow.finish(primary)), carriers: [...new Set([...hops.values()].filter((h) => !h.hop.derived).map((h) => h.hop.name))] };
 }
 
 const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));

@@ -11,7 +11,9 @@
 // `default:` key in a JavaScript one, and a click option shared as a decorator
 // (`@options.max_rounds`) is the carrier into the command's parameter. A
 // discard (`_ = viper.BindPFlag("x", …)`) hands the value to nothing: the
-// trace no longer follows every other `_` of the package.
+// trace no longer follows every other `_` of the package. A value that is a
+// parameter's default (`def __init__(self, directory=DEFAULT_DIR)`, `function
+// load(dir = DEFAULT_DIR)`) is a precedence, followed into the parameter.
 import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
@@ -308,5 +310,61 @@ describe('a value handed to a discard', () => {
     // The flag goes straight to its variable: no transformation exists, and that is the only gap.
     expect(result.payload.gaps).toEqual(['no transformation of `keep_blank` found in non-test source']);
     expect(result.payload.steps.filter((s) => s.role === 'consumer').map((s) => s.location.start_line)).toEqual([16]);
+  });
+});
+
+const PY_STORE: Files = {
+  'pyproject.toml': lines('[project]', 'name = "keep"'),
+  'keep/__init__.py': '',
+  'keep/config.py': lines(
+    'import os', //                                                              1
+    'from pathlib import Path', //                                               2
+    '', //                                                                       3
+    '', //                                                                       4
+    'def default_dir():', //                                                     5
+    '    env_dir = os.environ.get("KEEP_HOME")', //                              6
+    '    if env_dir:', //                                                        7
+    '        return Path(env_dir)', //                                           8
+    '    return Path.home() / ".keep"', //                                       9
+    '', //                                                                       10
+    '', //                                                                       11
+    'DEFAULT_DIR = default_dir()', //                                            12
+    '', //                                                                       13
+    '', //                                                                       14
+    'class Store:', //                                                           15
+    '    def __init__(self, directory=DEFAULT_DIR):', //                         16
+    '        if not directory.exists():', //                                     17
+    '            raise FileNotFoundError(directory)', //                         18
+    '        self.directory = directory', //                                     19
+  ),
+};
+
+const JS_STORE: Files = {
+  'package.json': lines('{ "name": "keep", "type": "module" }'),
+  'src/store.js': lines(
+    "export const DEFAULT_DIR = process.env.KEEP_HOME ?? '.keep'", //            1
+    '', //                                                                       2
+    'export function open(dir = DEFAULT_DIR) {', //                              3
+    '  if (dir.startsWith("/")) {', //                                           4
+    '    return dir', //                                                         5
+    '  }', //                                                                    6
+    '  return `./${dir}`', //                                                    7
+    '}', //                                                                      8
+  ),
+};
+
+describe('a value that is a parameter default', () => {
+  it('is the precedence of the parameter, which the trace follows into its function (Python, JavaScript)', () => {
+    const py = traceFlow(repo(PY_STORE).ctx, { kind: 'configuration_key', name: 'KEEP_HOME' }, { role: 'primary', path: 'keep/config.py', symbol: null, start_line: 6, end_line: 6 });
+    if (py.kind !== 'found') throw new Error(py.reason);
+    const pySteps = py.payload.steps.map((s) => `${s.role} ${s.location.start_line}`);
+    expect(py.payload.steps.find((s) => s.role === 'precedence' && s.location.start_line === 16)?.description).toBe('`DEFAULT_DIR` is the default of parameter `directory` of `__init__`');
+    expect(pySteps).toContain('consumer 17');
+    expect(py.payload.gaps.filter((g) => /not accounted/.test(g))).toEqual([]);
+
+    const js = traceFlow(repo(JS_STORE).ctx, { kind: 'configuration_key', name: 'KEEP_HOME' }, { role: 'primary', path: 'src/store.js', symbol: null, start_line: 1, end_line: 1 });
+    if (js.kind !== 'found') throw new Error(js.reason);
+    expect(js.payload.steps.find((s) => s.role === 'precedence' && s.location.start_line === 3)?.description).toBe('`DEFAULT_DIR` is the default of parameter `dir` of `open`');
+    expect(js.payload.steps.map((s) => `${s.role} ${s.location.start_line}`)).toContain('consumer 4');
   });
 });

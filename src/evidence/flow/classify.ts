@@ -128,6 +128,8 @@ export class Classifier {
       const field = this.s.fields[n.type];
       if (field !== undefined) return this.fieldVerdict(n, field, prev);
       if (this.isParam(n, prev)) return this.paramVerdict(n);
+      const defaulted = this.parameterDefault(n, prev);
+      if (defaulted) return defaulted;
       const cond = branchCondition(this.family, n);
       if (cond && n !== start && within(prev, cond)) return this.consumerVerdict(n, start);
       const binding = this.s.bindings[n.type];
@@ -360,6 +362,20 @@ export class Classifier {
     return name !== null && within(prev, name);
   }
 
+  /**
+   * `def __init__(self, directory=DEFAULT_CONFIG_DIR)`, `function load(dir = DEFAULT_DIR)`: the value is what
+   * the parameter holds when the caller passes nothing — a precedence — and lives on in the parameter.
+   */
+  private parameterDefault(n: SyntaxNode, prev: SyntaxNode): Verdict | null {
+    const value = n.type in this.s.params || n.type === 'assignment_pattern' ? (n.childForFieldName('value') ?? n.childForFieldName('right')) : null;
+    if (!value || !within(prev, value)) return null;
+    const name = n.type === 'assignment_pattern' ? n.childForFieldName('left') : this.paramName(n);
+    const fn = enclosingFunction(this.family, n);
+    if (!name || name.type !== 'identifier' || !fn) return null;
+    const step = this.step('precedence', n, `\`${snippet(value.text, 60)}\` is the default of parameter \`${name.text}\` of \`${enclosingFunctionName(this.family, n) ?? 'anonymous function'}\``);
+    return { ...step, hop: { name: name.text, scope: fn, origin: n } };
+  }
+
   private paramName(n: SyntaxNode): SyntaxNode | null {
     const field = this.s.params[n.type];
     if (field === null || field === undefined) return n.type === 'identifier' ? n : n.namedChildren[0] ?? null;
@@ -436,7 +452,12 @@ export class Classifier {
       return { kind: 'step', role: 'carrier', node: n, symbol: t, description: `\`${record ? `${record}.` : ''}${t}\` carries the value` };
     }
     const override = this.overrideCondition(n);
-    if (this.combines(value) && (within(prev, target) || this.combines(this.innermostValue(prev, value)))) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
+    if (this.combines(value) && (within(prev, target) || this.combines(this.innermostValue(prev, value)))) {
+      // `const dir = process.env.APP_DIR ?? '.app'`: the value chosen lives on in `dir`.
+      const combined = this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
+      const hop = within(prev, target) ? undefined : this.bindingHop(n, target, value, origin);
+      return hop ? { ...combined, hop } : combined;
+    }
     if (within(prev, target)) {
       const verdict = this.targetVerdict(n, target, value, override, t, v);
       // `const { dryRun } = await getConfig()`: the field is read into a local of its own name, followed in its scope.
@@ -450,13 +471,19 @@ export class Classifier {
     // `path = os.environ['APP_CONFIG']`, `x = process.env.APP_CONFIG`: an environment read by key is where the value enters the program.
     const entering = ENV_READ.test(value.text) && (this.s.strings.has(origin.type) || isEnvironmentKey(origin));
     const verdict = this.step(entering ? 'producer' : 'transformation', n, entering ? `\`${t}\` read from \`${v}\`` : `\`${v}\` copied into \`${t}\``);
+    const hop = this.bindingHop(n, target, value, origin);
+    return hop ? { ...verdict, hop } : verdict;
+  }
+
+  /** The hop into the target of a binding whose value holds the occurrence: a local, a package or module variable, or a field. */
+  private bindingHop(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, origin: SyntaxNode): Hop | undefined {
     const hopName = lastName(target);
     // `msg = f'cannot read {path}'`: the value became text for a message, which carries nothing on.
-    if (!hopName || this.spellings.mentions(target.text) || (this.s.strings.has(value.type) && !origin.equals(value))) return verdict;
+    if (!hopName || this.spellings.mentions(target.text) || (this.s.strings.has(value.type) && !origin.equals(value))) return undefined;
     const one = single(target, value);
     const local = one?.type === 'identifier' || one?.type === 'expression_list' || one?.type === 'pattern_list';
     const scope = local ? bindingScope(this.family, n, hopName) : null;
-    return { ...verdict, hop: { name: hopName, scope, origin: n, global: local && scope === null } };
+    return { name: hopName, scope, origin: n, global: local && scope === null };
   }
 
   private targetVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, override: SyntaxNode | null, t: string, v: string): Verdict & { kind: 'step' } {

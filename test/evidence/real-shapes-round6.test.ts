@@ -13,7 +13,9 @@
 // discard (`_ = viper.BindPFlag("x", …)`) hands the value to nothing: the
 // trace no longer follows every other `_` of the package. A value that is a
 // parameter's default (`def __init__(self, directory=DEFAULT_DIR)`, `function
-// load(dir = DEFAULT_DIR)`) is a precedence, followed into the parameter.
+// load(dir = DEFAULT_DIR)`) is a precedence, followed into the parameter; a
+// method called on the value as a statement of its own (`directory.mkdir()`)
+// acts on it — a consumer, not an unaccounted line.
 import { describe, expect, it } from 'vitest';
 import type { Location } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
@@ -366,5 +368,20 @@ describe('a value that is a parameter default', () => {
     if (js.kind !== 'found') throw new Error(js.reason);
     expect(js.payload.steps.find((s) => s.role === 'precedence' && s.location.start_line === 3)?.description).toBe('`DEFAULT_DIR` is the default of parameter `dir` of `open`');
     expect(js.payload.steps.map((s) => `${s.role} ${s.location.start_line}`)).toContain('consumer 4');
+  });
+});
+
+describe('a method called on the value as a statement', () => {
+  it('is a consumer of the value, not a gap, while a call whose result is kept is not', () => {
+    const files: Files = {
+      ...PY_STORE,
+      'keep/config.py': PY_STORE['keep/config.py']!.replace('            raise FileNotFoundError(directory)', '            directory.mkdir()').replace('        self.directory = directory', '        self.directory = directory.resolve()'),
+    };
+    const py = traceFlow(repo(files).ctx, { kind: 'configuration_key', name: 'KEEP_HOME' }, { role: 'primary', path: 'keep/config.py', symbol: null, start_line: 6, end_line: 6 });
+    if (py.kind !== 'found') throw new Error(py.reason);
+    const at = (line: number) => py.payload.steps.filter((s) => s.location.start_line === line).map((s) => `${s.role} ${s.description}`);
+    expect(at(18)).toEqual(['consumer `directory.mkdir()` acts on the value (in `__init__`)']);
+    expect(at(19).map((s) => s.split(' ')[0])).not.toContain('consumer');
+    expect(py.payload.gaps.filter((g) => /not accounted/.test(g))).toEqual([]);
   });
 });

@@ -180,6 +180,8 @@ export class Classifier {
           if (configuring) return configuring;
           // `a.or(b)` combines `b` with `a`; the statement around it decides the role.
           if (!DEFAULTING_CALL.test(calleeName(n, call[0]))) pendingCall = n;
+        } else if (this.actsOnReceiver(n, call[0], prev)) {
+          return this.step('consumer', n, `\`${snippet(n.text, 60)}\` acts on the value`);
         }
       }
       // `return layout(opts.width)` returns what the callee made of the value, not the value.
@@ -360,6 +362,16 @@ export class Classifier {
     }
     const name = this.paramName(n);
     return name !== null && within(prev, name);
+  }
+
+  /**
+   * `directory.mkdir()`, `progress_bar.set_style(style)`: a method called on the value as a statement of its
+   * own (its result unused) does something with the value — a behaviour-changing use.
+   */
+  private actsOnReceiver(call: SyntaxNode, calleeField: string, prev: SyntaxNode): boolean {
+    const callee = call.childForFieldName(calleeField);
+    if (!callee || !callee.equals(prev) || !MEMBER_TYPES.has(callee.type)) return false;
+    return call.parent?.type === 'expression_statement';
   }
 
   /**

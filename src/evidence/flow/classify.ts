@@ -16,7 +16,6 @@ import {
   enclosingFunction,
   isClassBodyStatement,
   descendants,
-  operatorText,
   branchCondition,
   enclosingFunctionName,
   enclosingRecordName,
@@ -36,6 +35,9 @@ import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttribu
 
 import type { Verdict } from './verdict.js';
 import {
+  actsOnReceiver,
+  combinesSources,
+  overrideCondition,
   DECLARED_WITHOUT_VALUE,
   DEFAULT_ATTRIBUTE,
   DEFAULTING_CALL,
@@ -180,7 +182,7 @@ export class Classifier {
           if (configuring) return configuring;
           // `a.or(b)` combines `b` with `a`; the statement around it decides the role.
           if (!DEFAULTING_CALL.test(calleeName(n, call[0]))) pendingCall = n;
-        } else if (this.actsOnReceiver(n, call[0], prev)) {
+        } else if (actsOnReceiver(n, call[0], prev)) {
           return this.step('consumer', n, `\`${snippet(n.text, 60)}\` acts on the value`);
         }
       }
@@ -188,7 +190,7 @@ export class Classifier {
       if ((this.s.returns.has(n.type) || (this.family === 'rust' && isTailExpression(n))) && !pendingCall) {
         const fn = enclosingFunctionName(this.family, n);
         const returnedFrom = enclosingFunction(this.family, n) ?? undefined;
-        if (this.combines(n)) return { ...this.step('precedence', n, `\`${fn ?? 'module'}\` returns \`${snippet(n.text, 80)}\`, which combines sources`), returnedFrom };
+        if (combinesSources(this.s, n)) return { ...this.step('precedence', n, `\`${fn ?? 'module'}\` returns \`${snippet(n.text, 80)}\`, which combines sources`), returnedFrom };
         return { ...this.step('transformation', n, `\`${snippet(referenceText(start), 60)}\` returned from \`${fn ?? 'module'}\``), returnedFrom };
       }
     }
@@ -365,16 +367,6 @@ export class Classifier {
   }
 
   /**
-   * `directory.mkdir()`, `progress_bar.set_style(style)`: a method called on the value as a statement of its
-   * own (its result unused) does something with the value — a behaviour-changing use.
-   */
-  private actsOnReceiver(call: SyntaxNode, calleeField: string, prev: SyntaxNode): boolean {
-    const callee = call.childForFieldName(calleeField);
-    if (!callee || !callee.equals(prev) || !MEMBER_TYPES.has(callee.type)) return false;
-    return call.parent?.type === 'expression_statement';
-  }
-
-  /**
    * `def __init__(self, directory=DEFAULT_CONFIG_DIR)`, `function load(dir = DEFAULT_DIR)`: the value is what
    * the parameter holds when the caller passes nothing — a precedence — and lives on in the parameter.
    */
@@ -463,8 +455,8 @@ export class Classifier {
       const record = enclosingRecordName(this.family, n);
       return { kind: 'step', role: 'carrier', node: n, symbol: t, description: `\`${record ? `${record}.` : ''}${t}\` carries the value` };
     }
-    const override = this.overrideCondition(n);
-    if (this.combines(value) && (within(prev, target) || this.combines(this.innermostValue(prev, value)))) {
+    const override = overrideCondition(this.family, n);
+    if (combinesSources(this.s, value) && (within(prev, target) || combinesSources(this.s, this.innermostValue(prev, value)))) {
       // `const dir = process.env.APP_DIR ?? '.app'`: the value chosen lives on in `dir`.
       const combined = this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
       const hop = within(prev, target) ? undefined : this.bindingHop(n, target, value, origin);
@@ -536,7 +528,7 @@ export class Classifier {
       return { ...this.step('transformation', n, `\`${snippet(referenceText(origin), 60)}\` passed to \`${callee}\` as \`${k}\``), argumentCall: call, hop: field };
     }
     const into = this.ownerLabel(n, k);
-    if (this.combines(value)) return this.step('precedence', n, `${into} = \`${v}\` combines sources`);
+    if (combinesSources(this.s, value)) return this.step('precedence', n, `${into} = \`${v}\` combines sources`);
     if (within(prev, key)) {
       if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into ${into}`);
       if (LITERAL.test(value.text.trim()) || NAMED_DEFAULT.test(value.text.trim())) return this.step('precedence', n, `${into} defaults to \`${v}\``);
@@ -580,37 +572,11 @@ export class Classifier {
   }
 
   /** A branch this statement sits in the body of: the statement overrides a value under a condition. */
-  private overrideCondition(n: SyntaxNode): SyntaxNode | null {
-    let prev = n;
-    for (let p = n.parent; p; prev = p, p = p.parent) {
-      if (this.s.functions.has(p.type)) return null;
-      const cond = branchCondition(this.family, p);
-      if (cond && !within(prev, cond)) return cond;
-    }
-    return null;
-  }
-
   /** Parsing the command line or reading the environment: where a value enters the program. */
   private producesValue(n: SyntaxNode): boolean {
     if (ENV_READ.test(n.text)) return true;
     const found = descendants(n, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
     return found !== null;
-  }
-
-  /** The expression picks between sources: `a || b`, `a ?? b`, `a or b`, a conditional, `unwrap_or`. */
-  private combines(n: SyntaxNode): boolean {
-    return (
-      descendants(n, (d) => {
-        if (d.type === 'ternary_expression' || d.type === 'conditional_expression' || d.type === 'if_expression') return true;
-        if (d.type === 'binary_expression' || d.type === 'boolean_operator') {
-          const op = operatorText(d);
-          return op === '||' || op === '??' || op === 'or';
-        }
-        const call = this.s.calls[d.type];
-        if (call) return DEFAULTING_CALL.test(calleeName(d, call[0]));
-        return false;
-      }) !== null
-    );
   }
 
   private producerText(call: SyntaxNode): string {

@@ -10,7 +10,7 @@ export function familyOf(lang: LanguageId): Family {
   return lang === 'typescript' || lang === 'tsx' || lang === 'javascript' ? 'js' : lang;
 }
 
-interface Shapes {
+export interface Shapes {
   readonly comments: ReadonlySet<string>;
   readonly strings: ReadonlySet<string>;
   /** Nodes whose children are statements; a statement is a direct child of one. */

@@ -1,8 +1,9 @@
 // How values and their sources are spelled in source, across the languages the
 // classifier reads: literals and named defaults, environment reads, parser
-// attributes, calls that pick a fallback, string contents and callee names.
+// attributes, calls that pick a fallback, expressions that combine sources or
+// run under an override, string contents and callee names.
 import type { SyntaxNode } from '../parse/treesitter.js';
-import { MEMBER_TYPES, snippet } from './syntax.js';
+import { MEMBER_TYPES, branchCondition, descendants, operatorText, snippet, within, shapes, type Family, type Shapes } from './syntax.js';
 
 /** A literal written in place (a boolean, a number, a short string, none): a default, not a source. */
 export const LITERAL = /^(true|false|True|False|None|nil|null|undefined|-?\d[\d_.]*[a-z0-9]*|"[^"]*"|'[^']*')$/;
@@ -56,4 +57,42 @@ export function keywordDefault(call: SyntaxNode): SyntaxNode | null {
     for (const p of a.namedChildren) if (p?.type === 'pair' && /^(default|["']default["'])$/.test(p.childForFieldName('key')?.text ?? '')) return p;
   }
   return null;
+}
+
+/** The condition under which `n` runs (`if force { x = … }`): a value set there overrides another; null outside any branch. */
+export function overrideCondition(family: Family, n: SyntaxNode): SyntaxNode | null {
+  const s = shapes(family);
+  let prev = n;
+  for (let p = n.parent; p; prev = p, p = p.parent) {
+    if (s.functions.has(p.type)) return null;
+    const cond = branchCondition(family, p);
+    if (cond && !within(prev, cond)) return cond;
+  }
+  return null;
+}
+
+/** The expression picks between sources: `a || b`, `a ?? b`, `a or b`, a conditional, `unwrap_or`. */
+export function combinesSources(s: Shapes, n: SyntaxNode): boolean {
+  return (
+    descendants(n, (d) => {
+      if (d.type === 'ternary_expression' || d.type === 'conditional_expression' || d.type === 'if_expression') return true;
+      if (d.type === 'binary_expression' || d.type === 'boolean_operator') {
+        const op = operatorText(d);
+        return op === '||' || op === '??' || op === 'or';
+      }
+      const call = s.calls[d.type];
+      if (call) return DEFAULTING_CALL.test(calleeName(d, call[0]));
+      return false;
+    }) !== null
+  );
+}
+
+/**
+ * `directory.mkdir()`, `progress_bar.set_style(style)`: a method called on the value (`prev`, the callee)
+ * as a statement of its own (its result unused) does something with the value — a behaviour-changing use.
+ */
+export function actsOnReceiver(call: SyntaxNode, calleeField: string, prev: SyntaxNode): boolean {
+  const callee = call.childForFieldName(calleeField);
+  if (!callee || !callee.equals(prev) || !MEMBER_TYPES.has(callee.type)) return false;
+  return call.parent?.type === 'expression_statement';
 }

@@ -299,6 +299,16 @@ describe('titles and siblings', () => {
       verdict: 'ok',
     });
   });
+
+  it('takes the base case before a variant that qualifies its name in front (`limit_file` before the shorter `quick_limit_file`) (Python)', async () => {
+    const renamed = { ...PY_HEADR, 'tests/test_cli.py': PY_HEADR['tests/test_cli.py']!.replace('def test_limit_file_preview(', 'def test_quick_limit_file(') };
+    const { root, n, plan } = await focused(renamed, 'cli_option', '--limit');
+    expect({ test: chosen(plan), lines: [plan.location.start_line, plan.location.end_line], verdict: verdict(root, n, plan) }).toEqual({
+      test: 'tests/test_cli.py test_limit_file',
+      lines: [6, 9],
+      verdict: 'ok',
+    });
+  });
 });
 
 describe('the tests-only route', () => {

@@ -186,7 +186,10 @@ function siblingOrder(a: TestCase, b: TestCase): number {
   const y = words(b.name).filter((w) => !FILLER.has(w));
   let shared = 0;
   while (shared < x.length && shared < y.length && x[shared] === y[shared]) shared++;
-  return shared >= 2 && shared < Math.max(x.length, y.length) ? a.startLine - b.startLine : 0;
+  // `glob_searches` and `smart_case_glob_searches`: one name is the other with qualifiers around it.
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  const qualified = short.length >= 2 && short.length < long.length && long.some((_, i) => short.every((w, k) => long[i + k] === w));
+  return (shared >= 2 && shared < Math.max(x.length, y.length)) || qualified ? a.startLine - b.startLine : 0;
 }
 
 /** Passing the option outweighs carrying its name; together they beat either. */

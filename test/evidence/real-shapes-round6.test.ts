@@ -344,7 +344,7 @@ const PY_STORE: Files = {
 const JS_STORE: Files = {
   'package.json': lines('{ "name": "keep", "type": "module" }'),
   'src/store.js': lines(
-    "export const DEFAULT_DIR = process.env.KEEP_HOME ?? '.keep'", //            1
+    'export const DEFAULT_DIR = process.env.KEEP_HOME', //                        1
     '', //                                                                       2
     'export function open(dir = DEFAULT_DIR) {', //                              3
     '  if (dir.startsWith("/")) {', //                                           4

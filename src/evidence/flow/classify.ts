@@ -456,12 +456,9 @@ export class Classifier {
       return { kind: 'step', role: 'carrier', node: n, symbol: t, description: `\`${record ? `${record}.` : ''}${t}\` carries the value` };
     }
     const override = overrideCondition(this.family, n);
-    if (combinesSources(this.s, value) && (within(prev, target) || combinesSources(this.s, this.innermostValue(prev, value)))) {
-      // `const dir = process.env.APP_DIR ?? '.app'`: the value chosen lives on in `dir`.
-      const combined = this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
-      const hop = within(prev, target) ? undefined : this.bindingHop(n, target, value, origin);
-      return hop ? { ...combined, hop } : combined;
-    }
+    // Not followed on: what a choice between sources lands in (`context = hit ? render(…) : ''`) is usually a
+    // widely used name of its own, and following it pulled whole unrelated flows in.
+    if (combinesSources(this.s, value) && (within(prev, target) || combinesSources(this.s, this.innermostValue(prev, value)))) return this.step('precedence', n, `\`${t}\` = \`${v}\` combines sources`);
     if (within(prev, target)) {
       const verdict = this.targetVerdict(n, target, value, override, t, v);
       // `const { dryRun } = await getConfig()`: the field is read into a local of its own name, followed in its scope.

@@ -17,7 +17,7 @@
 // method called on the value as a statement of its own (`directory.mkdir()`)
 // acts on it — a consumer, not an unaccounted line.
 import { describe, expect, it } from 'vitest';
-import type { Location } from '../../src/core/contracts.js';
+import type { Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
@@ -74,6 +74,13 @@ const TS_CHIME: Files = {
 };
 
 const repo = fixtureRepos();
+
+/** The validator's verdict on a traced flow for `subject`, read from the fixture's bytes: 'ok' or its reasons. */
+function flowVerdict(root: string, subject: { readonly kind: 'cli_option' | 'configuration_key'; readonly name: string }, payload: RuntimeFlow): string {
+  const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: `trace ${subject.name}` }, lineageDigest(['0'.repeat(40)]));
+  const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload });
+  return verdict.ok ? 'ok' : verdict.reasons.join('; ');
+}
 const subject = { kind: 'configuration_key', name: 'CHIME_QUIET_BELL' } as const;
 const primary: Location = { role: 'primary', path: 'src/settings.ts', symbol: null, start_line: 16, end_line: 17 };
 
@@ -98,9 +105,7 @@ describe('an environment variable read as a member and a field destructured by i
     const { root, ctx } = repo(TS_CHIME);
     const result = traceFlow(ctx, subject, primary);
     if (result.kind !== 'found') throw new Error(result.reason);
-    const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace CHIME_QUIET_BELL' }, lineageDigest(['0'.repeat(40)]));
-    const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload: result.payload });
-    expect(verdict.ok ? 'ok' : verdict.reasons.join('; ')).toBe('ok');
+    expect(flowVerdict(root, subject, result.payload)).toBe('ok');
   });
 });
 
@@ -174,9 +179,7 @@ describe('Go flags declared by a call that returns a pointer', () => {
     const { root, ctx } = repo(GO_DISKS);
     const hide = traceFlow(ctx, { kind: 'cli_option', name: '--hide-mp' }, at(11));
     if (hide.kind !== 'found') throw new Error(hide.reason);
-    const need = compileNeed({ route: 'trace.state-flow', subject: { kind: 'cli_option', name: '--hide-mp' }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace --hide-mp' }, lineageDigest(['0'.repeat(40)]));
-    const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload: hide.payload });
-    expect(verdict.ok ? 'ok' : verdict.reasons.join('; ')).toBe('ok');
+    expect(flowVerdict(root, { kind: 'cli_option', name: '--hide-mp' }, hide.payload)).toBe('ok');
   });
 });
 
@@ -249,9 +252,7 @@ describe('declared defaults and shared option decorators', () => {
     expect(steps).toContain('carrier pins/cli.py:8');
     expect(steps).toContain('consumer pins/resolver.py:5');
     expect(result.payload.gaps).toEqual([]);
-    const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace --max-rounds' }, lineageDigest(['0'.repeat(40)]));
-    const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload: result.payload });
-    expect(verdict.ok ? 'ok' : verdict.reasons.join('; ')).toBe('ok');
+    expect(flowVerdict(root, subject, result.payload)).toBe('ok');
   });
 
   it('cites a `default:` key of a JavaScript declaring call as the precedence', () => {

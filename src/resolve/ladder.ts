@@ -309,6 +309,11 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
       throw e;
     }
     const runId = record(output.outcome.kind, output.usage);
+    // A rejection is bookkeeping (the reasons travel in the outcome): committed after the answer, never fsynced on its path.
+    const reject = (predicate: string | null, reasons: readonly string[], payload: unknown): void => {
+      const rejected = { needId: need.id, workerRunId: runId, predicate, reasons, payload };
+      deferWrite(db, () => recordRejection(db, rejected, input.now()));
+    };
     // A cancel that arrived while the worker finished wins: nothing of this run is validated or certified.
     await checkpoint(opts.signal);
     const run: NegativeRun = { worker, definition, before, deadline, output };
@@ -335,9 +340,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
       else {
         stepRejections.push(`${worker.name} ${verdict.predicate ?? 'proposal'}: ${verdict.reasons.join('; ')}`);
         rejectedReads.push(...reader.reads());
-        const rejected = { needId: need.id, workerRunId: runId, predicate: verdict.predicate, reasons: verdict.reasons, payload: proposal.payload };
-        // A rejection is bookkeeping (the reasons travel in the outcome): committed after the answer, never fsynced on its path.
-        deferWrite(db, () => recordRejection(db, rejected, input.now()));
+        reject(verdict.predicate, verdict.reasons, proposal.payload);
       }
     }
     // Validation reads every cited file; a cancel that arrived meanwhile wins over certification.
@@ -347,10 +350,7 @@ export async function runLadder(input: LadderInput): Promise<LadderOutcome> {
     drift = driftOf(input.root, output, accepted.flatMap((a) => a.cited));
     if (drift.length > 0) {
       const reason = `changed during resolution: ${drift.join(', ')}`;
-      for (const a of accepted) {
-        const rejected = { needId: need.id, workerRunId: runId, predicate: a.verdict.predicate, reasons: [reason], payload: a.verdict.payload };
-        deferWrite(db, () => recordRejection(db, rejected, input.now()));
-      }
+      for (const a of accepted) reject(a.verdict.predicate, [reason], a.verdict.payload);
       return outcome(null);
     }
     const certified: CertifiedArtifact[] = accepted.map((a) =>

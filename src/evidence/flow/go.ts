@@ -34,12 +34,18 @@ export function single(target: SyntaxNode | null, value: SyntaxNode | null = nul
 }
 
 
+/** A call's method name (`flags.BoolVar` → `BoolVar`) and its arguments without comments. */
+function callParts(call: SyntaxNode): { method: string | null; args: SyntaxNode[] } {
+  const fn = call.childForFieldName('function');
+  const method = (fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : fn?.text) ?? null;
+  const args = call.childForFieldName('arguments')?.namedChildren.filter((a): a is SyntaxNode => a !== null && a.type !== 'comment') ?? [];
+  return { method, args };
+}
+
 /** The default argument of a flag binding call: `BoolVar(&x, "x", def, …)`, `BoolVarP(&x, "x", "s", def, …)`. */
 export function flagDefault(call: SyntaxNode): SyntaxNode | null {
-  const fn = call.childForFieldName('function');
-  const method = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : fn?.text;
+  const { method, args } = callParts(call);
   if (!method || method === 'Var' || method === 'VarP') return null;
-  const args = call.childForFieldName('arguments')?.namedChildren.filter((a): a is SyntaxNode => a !== null && a.type !== 'comment') ?? [];
   return args[method.endsWith('P') ? 3 : 2] ?? null;
 }
 
@@ -52,10 +58,9 @@ const POINTER_FLAG = /^(Bool|Duration|Float(32|64)|Int(8|16|32|64)?|Uint(8|16|32
 
 /** The default argument of a pointer-returning flag declaration whose first argument is the flag's name, else null. */
 export function declaredFlagDefault(call: SyntaxNode): SyntaxNode | null {
-  const fn = call.childForFieldName('function');
-  if (fn?.type !== 'selector_expression') return null;
-  const m = POINTER_FLAG.exec(fn.childForFieldName('field')?.text ?? '');
-  const args = call.childForFieldName('arguments')?.namedChildren.filter((a): a is SyntaxNode => a !== null && a.type !== 'comment') ?? [];
+  if (call.childForFieldName('function')?.type !== 'selector_expression') return null;
+  const { method, args } = callParts(call);
+  const m = POINTER_FLAG.exec(method ?? '');
   if (!m || !/string_literal$/.test(args[0]?.type ?? '')) return null;
   // name, [short,] default, usage
   const shorthand = m.groups?.shorthand === 'P';

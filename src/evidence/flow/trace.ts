@@ -11,6 +11,7 @@ import { callerResults, parameterFor } from './calls.js';
 import { single } from './go.js';
 import { hopTo } from './hops.js';
 import { Classifier, type Hop, type Verdict } from './classify.js';
+import { DESTRUCTURED_NAMES } from './value-syntax.js';
 import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from './sites.js';
 import { containerNotes } from './containers.js';
 import { helperNotes } from './helpers.js';
@@ -36,8 +37,8 @@ interface Draft {
   readonly description: string;
 }
 
-// `shorthand_property_identifier_pattern`: `const { dryRun } = cfg` reads the field `dryRun`.
-const MEMBER_NAME_TYPES = new Set(['field_identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern']);
+// A destructured name (`const { dryRun } = cfg`) reads the field `dryRun` too.
+const MEMBER_NAME_TYPES = new Set(['field_identifier', 'property_identifier', 'shorthand_property_identifier', ...DESTRUCTURED_NAMES]);
 
 export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Location | null): FlowResult {
   if (subject.kind === 'file' || subject.kind === 'behavior' || subject.kind === 'test') {
@@ -272,7 +273,6 @@ function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellin
   return { hop: { name: symbol, scope: null, origin }, file };
 }
 
-/** Where the value goes on from one step: its own hop, a callee's parameter, or its callers' results. */
 /**
  * `_` discards what is assigned to it (Go's and Rust's blank identifier, the
  * convention elsewhere): `_ = viper.BindPFlag("x", …)` hands the value on to
@@ -280,6 +280,7 @@ function declaredCarrier(ctx: AnalysisContext, primary: Location | null, spellin
  */
 const DISCARD = '_';
 
+/** Where the value goes on from one step: its own hop, a callee's parameter, or its callers' results; never a discard. */
 function nextHops(ctx: AnalysisContext, flow: FlowBuilder, site: Site, verdict: StepVerdict, spellings: Spellings): { hop: Hop; file: ParsedFile }[] {
   return hopsFrom(ctx, flow, site, verdict, spellings).filter((h) => h.hop.name !== DISCARD);
 }

@@ -105,5 +105,9 @@ export function identifierSpellings(name: string): string[] {
     words.join('_').toUpperCase(),
     words.join('-'),
   ]);
+  // The name as written is a spelling too when it is an identifier the case
+  // forms above lose: `_ZO_MAXAGE` (a leading underscore), `HTTPProxy`.
+  const bare = name.replace(/^-+/, '');
+  if (/^[A-Za-z_$][\w$]*$/.test(bare)) out.add(bare);
   return [...out];
 }

@@ -123,10 +123,12 @@ describe('runtime_flow completeness', () => {
         '',
       ].join('\n'),
     });
-    expect(summary(flow)).toEqual(['producer tool.py:5-5 null', 'transformation tool.py:7-7 null', 'consumer tool.py:8-9 null']);
+    // `action='store_true'` leaves the option off when it is not given: that is its precedence.
+    expect(summary(flow)).toEqual(['producer tool.py:5-5 null', 'transformation tool.py:7-7 null', 'precedence tool.py:5-5 null', 'consumer tool.py:8-9 null']);
     expect(flow.steps[1]!.description).toBe('`args.dry_run` copied into `simulate` (in `main`)');
-    expect(flow.steps[2]!.description).toBe('`simulate` decides the `if` in `main`');
-    expect(flow.gaps).toEqual(['no carrier of `dry_run` found in non-test source', 'no precedence of `dry_run` found in non-test source']);
+    expect(flow.steps[2]!.description).toBe('flag `--dry-run` defaults to `False` (in `main`)');
+    expect(flow.steps[3]!.description).toBe('`simulate` decides the `if` in `main`');
+    expect(flow.gaps).toEqual(['no carrier of `dry_run` found in non-test source']);
   });
 
   it('treats a lone clap field as both producer and carrier', () => {

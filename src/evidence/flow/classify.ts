@@ -33,7 +33,7 @@ import { bindingScope } from './scope.js';
 import { isTailExpression, yieldsTail } from './rust.js';
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
-import type { Verdict } from './verdict.js';
+import type { AlsoStep, Verdict } from './verdict.js';
 import {
   actsOnReceiver,
   combinesSources,
@@ -55,6 +55,9 @@ import {
 
 export type { Hop } from './hops.js';
 export type { Verdict } from './verdict.js';
+
+/** At most this many lines between a function's signature and the read it returns make it a getter, cited whole. */
+const GETTER_HEAD_LINES = 4;
 
 /** A hop into what the value decided (see Hop.derived). */
 const derivedHop = (hop: Hop | undefined): Hop | undefined => (hop ? { ...hop, derived: true } : undefined);
@@ -221,20 +224,51 @@ export class Classifier {
    */
   private producerVerdict(call: SyntaxNode): Verdict {
     const verdict = this.producerFlow(call);
-    if (verdict.kind !== 'step' || verdict.also) return verdict;
+    if (verdict.kind !== 'step' || verdict.also?.some((a) => a.role === 'precedence')) return verdict;
     // `hide = flag.String("hide", "", usage)`, `click.option("--max-rounds", default=10)`: without the
     // option, the declared default is the value.
     const go = this.family === 'go' ? declaredFlagDefault(call) : null;
     const keyword = go ? null : keywordDefault(call);
-    const fallback = go ?? keyword?.childForFieldName('value');
-    if (!fallback) return verdict;
-    return { ...verdict, also: { role: 'precedence', node: keyword ?? call, description: `flag ${this.flagLabel(call)} defaults to \`${snippet(fallback.text, 40)}\`` } };
+    const fallback = go?.text ?? keyword?.value;
+    if (fallback) return { ...verdict, also: [...(verdict.also ?? []), { role: 'precedence', node: keyword?.node ?? call, description: `flag ${this.flagLabel(call)} defaults to \`${snippet(fallback, 40)}\`` }] };
+    // `env::var_os("APP_MAXAGE").map_or(10_000, …)`, `env::var("X").unwrap_or(d)`: without the read
+    // value, the method's fallback is the value.
+    const defaulting = this.defaultingReceiverCall(call);
+    if (!defaulting) return verdict;
+    const first = defaulting.childForFieldName(this.s.calls[defaulting.type]![1])?.namedChildren.find((a) => a !== null && !this.s.comments.has(a.type));
+    const callee = calleeName(defaulting, this.s.calls[defaulting.type]![0]).replace(/^.*\./, '');
+    const what = first ? `falls back to \`${snippet(first.text, 40)}\`` : "falls back to the type's default";
+    return { ...verdict, also: [...(verdict.also ?? []), { role: 'precedence', node: defaulting, description: `\`${callee}\` ${what} when nothing is read` }] };
+  }
+
+  /** The innermost call made on the value `call` produced (its receiver, possibly through `?` or `.await`), when it supplies a default. */
+  private defaultingReceiverCall(call: SyntaxNode): SyntaxNode | null {
+    let prev = call;
+    for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {
+      const shape = this.s.calls[n.type];
+      if (!shape) {
+        if (MEMBER_TYPES.has(n.type) || n.type === 'try_expression' || n.type === 'await_expression' || n.type === 'parenthesized_expression') continue;
+        return null;
+      }
+      const callee = n.childForFieldName(shape[0]);
+      if (!callee || !within(prev, callee) || !MEMBER_TYPES.has(callee.type)) return null;
+      if (DEFAULTING_CALL.test(calleeName(n, shape[0]))) return n;
+    }
+    return null;
   }
 
   private producerFlow(call: SyntaxNode): Verdict {
     const verdict = this.step('producer', call, this.producerText(call));
     let prev = call;
     for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {
+      // `if parsed_args.get("system_site_packages"):`: the read itself decides the branch. (A `match` on the
+      // read picks what its arms make of it, which the walk goes on to find the binding of.)
+      const cond = branchCondition(this.family, n);
+      if (cond && within(prev, cond) && ['if', 'while'].includes(branchWord(n.type))) {
+        const decided = this.consumerVerdict(n, call);
+        if (decided.kind !== 'step') return verdict;
+        return { ...verdict, hop: decided.hop, also: [{ role: 'consumer', node: decided.node, description: decided.description }, ...(decided.also ?? [])] };
+      }
       // `app = app.arg(Arg::new("tabs"))`: the declaring call is handed to a builder; the builder is not the value.
       const outer = this.s.calls[n.type];
       const args = outer ? n.childForFieldName(outer[1]) : null;
@@ -244,7 +278,7 @@ export class Classifier {
         const bound = binding ? flagDestination(this.family, binding) : null;
         if (!binding || !bound || within(call, bound)) return verdict;
         const flag = this.flagLabel(binding);
-        const also = { role: 'precedence' as const, node: binding, description: `flag ${flag} overrides the default read here` };
+        const also = [{ role: 'precedence' as const, node: binding, description: `flag ${flag} overrides the default read here` }];
         return { ...verdict, hop: this.destinationHop(bound, binding), also };
       }
       const keyed = this.s.keyed[n.type];
@@ -254,6 +288,15 @@ export class Classifier {
         const value = n.childForFieldName(keyed[1]);
         if (!key || !value || !within(prev, value) || !/^[A-Za-z_$][\w$]*$/.test(key.text) || this.spellings.mentions(key.text)) return verdict;
         return { ...verdict, hop: { name: key.text, scope: null, origin: n } };
+      }
+      // `fn maxage() -> u32 { env::var_os("APP_MAXAGE").map_or(…) }`, `return os.environ.get("X")`:
+      // the function's result is the value, wherever it is called.
+      if (this.s.returns.has(n.type) || (this.family === 'rust' && isTailExpression(n))) {
+        const returnedFrom = enclosingFunction(this.family, n);
+        if (!returnedFrom || verdict.kind !== 'step') return verdict;
+        // A getter is cited from its signature: the name its callers keep the value under is in the step.
+        const getter = call.startPosition.row - returnedFrom.startPosition.row <= GETTER_HEAD_LINES;
+        return { ...verdict, returnedFrom, ...(getter ? { from: returnedFrom } : {}) };
       }
       const binding = this.s.bindings[n.type];
       if (!binding) continue;
@@ -276,14 +319,15 @@ export class Classifier {
   /** `flags.IntVar(&opts.limit, "limit", 0, …)`: the flag writes into its destination, whose other uses carry the value on. */
   private flagBindingVerdict(call: SyntaxNode, dest: SyntaxNode, occurrence: SyntaxNode): Verdict {
     const name = this.flagLabel(call);
-    if (within(occurrence, dest)) {
+    // The flag's own name (`flag.BoolVar(&noSortFlag, "no-sort", …)`) leads to the destination as well:
+    // a destination named apart from the option (`noSortFlag`) is found from nowhere else.
+    if (within(occurrence, dest) || this.s.strings.has(occurrence.type)) {
       // Without the flag on the command line, the declared default is what the destination holds.
       const fallback = flagDefault(call);
-      const also = fallback ? { role: 'precedence' as const, node: call, description: `flag ${name} defaults to \`${snippet(fallback.text, 40)}\`` } : undefined;
+      const also = fallback ? [{ role: 'precedence' as const, node: call, description: `flag ${name} defaults to \`${snippet(fallback.text, 40)}\`` }] : undefined;
       return { ...this.step('producer', call, `flag ${name} writes into \`${snippet(dest.text, 60)}\``), hop: this.destinationHop(dest, call), also };
     }
-    // The flag's own name in the call declares it; any other argument it reads is its default.
-    if (this.s.strings.has(occurrence.type)) return this.step('producer', call, `flag ${name} declared by \`${calleeName(call, this.s.calls[call.type]![0])}\``);
+    // Any other argument the call reads is its default.
     return this.step('precedence', call, `\`${snippet(referenceText(occurrence), 60)}\` is the default of flag ${name}`);
   }
 
@@ -420,7 +464,7 @@ export class Classifier {
         description: `\`${label}\` is filled by ${how ? `\`${snippet(how.text, 60)}\`` : 'derived parsing'}`,
         carrier: { node: n, description: `\`${label}\` carries the parsed value` },
         // `#[arg(default_value_t = 0)]`: without the flag the declared default takes over.
-        also: defaulted ? { role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` } : undefined,
+        also: defaulted ? [{ role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` }] : undefined,
       };
     }
     return this.fieldStep('carrier', n, `\`${label}\` carries the value`, recordHeader(this.family, n));
@@ -444,8 +488,35 @@ export class Classifier {
     const word = branchWord(node.type);
     const fn = enclosingFunctionName(this.family, node);
     const where = fn ? ` in \`${fn}\`` : '';
+    const converted = this.branchConversion(node, start);
     // `const passes = cfg.multipass ? 10 : 1`: what the value decided lives on in `passes`.
-    return { ...this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`), hop: derivedHop(hopToBinding(this.family, this.spellings, node)) };
+    return { ...this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`), hop: derivedHop(hopToBinding(this.family, this.spellings, node)), also: converted ? [converted] : undefined };
+  }
+
+  /**
+   * `if noSortFlag { opts = opts | optNoSort }`: the branch turns the value into another setting — its
+   * conversion. Recorded, not followed: the target is usually a widely used name of its own.
+   */
+  private branchConversion(branch: SyntaxNode, start: SyntaxNode): AlsoStep | null {
+    const node = branch.type === 'let_condition' && branch.parent ? branch.parent : branch;
+    const converted = branchWord(node.type) === 'if' ? this.branchAssignment(node) : null;
+    const fn = enclosingFunctionName(this.family, node);
+    return converted ? { role: 'transformation', fallback: true, node: converted, description: `\`${snippet(referenceText(start), 60)}\` sets \`${snippet(converted.text, 60)}\`${fn ? ` in \`${fn}\`` : ''}` } : null;
+  }
+
+  /** The first assignment among the statements an `if` runs when its condition holds (not nested deeper). */
+  private branchAssignment(branch: SyntaxNode): SyntaxNode | null {
+    const body = branch.childForFieldName('consequence') ?? branch.childForFieldName('body');
+    if (!body) return null;
+    // Go's block holds a statement_list; Python's and JavaScript's hold the statements themselves.
+    const list = body.namedChildren.length === 1 && body.namedChildren[0]?.type === 'statement_list' ? body.namedChildren[0] : body;
+    const statements = this.s.bindings[body.type] ? [body] : list.namedChildren;
+    for (const st of statements) {
+      if (!st || this.s.comments.has(st.type)) continue;
+      const inner = st.type === 'expression_statement' ? (st.namedChildren[0] ?? null) : st;
+      if (inner && this.s.bindings[inner.type] && !this.spellings.mentions(inner.text)) return inner;
+    }
+    return null;
   }
 
   private bindingVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, prev: SyntaxNode, origin: SyntaxNode): Verdict {
@@ -469,6 +540,10 @@ export class Classifier {
       const field = this.constructorField(n, target);
       return field ? { ...verdict, carrier: { node: n, description: `\`${field}\` is established by the constructor` } } : verdict;
     }
+    // `dir.rank *= factor`, `offset += indent`: the value adjusts what the target already holds, which
+    // keeps its own meaning (and its other writers); following it pulled unrelated flows in, as a choice between sources does.
+    // (The option's own name in the value, `args += ["--system-site-packages"]`, is passed on, not applied.)
+    if (isArithmeticAssignment(n) && !this.s.strings.has(origin.type)) return this.step('consumer', n, `\`${v}\` adjusts \`${t}\``);
     // `path = os.environ['APP_CONFIG']`, `x = process.env.APP_CONFIG`: an environment read by key is where the value enters the program.
     const entering = ENV_READ.test(value.text) && (this.s.strings.has(origin.type) || isEnvironmentKey(origin));
     const verdict = this.step(entering ? 'producer' : 'transformation', n, entering ? `\`${t}\` read from \`${v}\`` : `\`${v}\` copied into \`${t}\``);

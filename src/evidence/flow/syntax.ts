@@ -75,6 +75,8 @@ const SHAPES: Record<Family, Shapes> = {
       while_statement: 'condition',
       do_statement: 'condition',
       for_statement: 'condition',
+      // `for (const file of files)`: iterating over the value is a use of it.
+      for_in_statement: 'right',
       ternary_expression: 'condition',
       switch_statement: 'value',
     },
@@ -92,7 +94,7 @@ const SHAPES: Record<Family, Shapes> = {
     bindings: { assignment: ['left', 'right'], augmented_assignment: ['left', 'right'] },
     keyed: { keyword_argument: ['name', 'value'], pair: ['key', 'value'] },
     shorthand: new Set(),
-    branches: { if_statement: 'condition', elif_clause: 'condition', while_statement: 'condition', conditional_expression: null, match_statement: 'subject' },
+    branches: { if_statement: 'condition', elif_clause: 'condition', while_statement: 'condition', for_statement: 'right', conditional_expression: null, match_statement: 'subject' },
     functions: new Set(['function_definition']),
     calls: { call: ['function', 'arguments'] },
     returns: new Set(['return_statement']),
@@ -115,6 +117,8 @@ const SHAPES: Record<Family, Shapes> = {
     branches: {
       if_statement: 'condition',
       for_statement: 'condition',
+      // `for _, p := range paths`: iterating over the value is a use of it.
+      range_clause: 'right',
       expression_switch_statement: 'value',
       expression_case: 'value',
     },
@@ -231,7 +235,7 @@ export function operatorText(n: SyntaxNode): string | null {
 export function branchWord(type: string): string {
   if (type.startsWith('if') || type === 'elif_clause') return 'if';
   if (type.startsWith('while') || type.startsWith('do')) return 'while';
-  if (type.startsWith('for')) return 'for';
+  if (type.startsWith('for') || type === 'range_clause') return 'for';
   if (type.startsWith('match')) return 'match';
   if (type.includes('switch') || type.includes('case')) return 'switch';
   return 'conditional';

@@ -337,6 +337,8 @@ class FlowBuilder {
   /** Calls whose callee was entered, or found to be outside the repository. */
   private readonly settled = new Set<string>();
   private readonly parsedFields: Draft[] = [];
+  /** Steps cited only when no other step plays their role (AlsoStep.fallback). */
+  private readonly fallbacks: Draft[] = [];
   private readonly otherGaps: string[] = [];
 
   constructor(private readonly carrier: string) {}
@@ -380,7 +382,13 @@ class FlowBuilder {
       const n = verdict.carrier.node;
       this.parsedFields.push({ role: 'carrier', path, start: n.startPosition.row + 1, end: n.endPosition.row + 1, symbol: verdict.symbol, description: verdict.carrier.description });
     }
-    if (verdict.also) this.draft(path, { ...verdict, role: verdict.also.role, node: verdict.also.node, description: verdict.also.description, from: undefined, until: undefined }, site.leaf);
+    for (const also of verdict.also ?? []) {
+      const step = { ...verdict, role: also.role, node: also.node, description: also.description, from: undefined, until: undefined };
+      if (also.fallback) {
+        const [start, end] = range(step, site.leaf);
+        this.fallbacks.push({ role: also.role, path, start, end, symbol: verdict.symbol, description: also.description });
+      } else this.draft(path, step, site.leaf);
+    }
   }
 
   private draft(path: string, v: StepVerdict, leaf: SyntaxNode): Draft {
@@ -397,6 +405,13 @@ class FlowBuilder {
     const drafts = [...this.drafts.values()];
     // A parser-filled field is also where the value lives when nothing else declares it.
     if (!drafts.some((d) => d.role === 'carrier')) drafts.push(...this.parsedFields);
+    const unplayed = new Set(FLOW_ROLES.filter((r) => !drafts.some((d) => d.role === r)));
+    const seen = new Set<string>();
+    for (const f of this.fallbacks) {
+      const key = `${f.role}\0${f.path}\0${f.start}\0${f.end}`;
+      if (unplayed.has(f.role) && !seen.has(key)) drafts.push(f);
+      seen.add(key);
+    }
     // Discovery order (direct occurrences, then each hop outward) decides what is kept past the step limit.
     const discovered = new Map(drafts.map((d, i) => [d, i] as const));
     drafts.sort(flowOrder(primary));

@@ -21,7 +21,7 @@ export function isEnvironmentKey(leaf: SyntaxNode): boolean {
 }
 
 /** Calls that fall back to another value (`a.or(b)`, `unwrap_or_default`): the statement around them decides the role. */
-export const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
+export const DEFAULTING_CALL = /(^|\.)(unwrap_or(_else|_default)?|map_or(_else)?|or_else|or|get_or_insert(_with)?|getOrDefault)$/;
 /** A value named as a default (`defaultConfigPath`, `DEFAULT_WIDTH`, `Defaults.width`): what applies when nothing overrides it. */
 export const NAMED_DEFAULT = /^([\w$]+\.)*(default|DEFAULT|Default)[\w$]*$/;
 export const DEFAULT_ATTRIBUTE = /\bdefault_value(_t|_os|s|_if)?\b[^,)]*/;
@@ -48,15 +48,28 @@ export function isTypeReference(leaf: SyntaxNode): boolean {
 /**
  * The `default` a declaring call names for the option (`click.option("--max-rounds", default=10)`,
  * `add_argument("--width", default=80)`, `.option("--size", { default: 3 })`): the keyword or key
- * node, whose value holds when the option is not given.
+ * node and the value that holds when the option is not given — for a switch declared without one
+ * (`action="store_true"`, `is_flag=True`), the value it implies.
  */
-export function keywordDefault(call: SyntaxNode): SyntaxNode | null {
+export function keywordDefault(call: SyntaxNode): { readonly node: SyntaxNode; readonly value: string } | null {
+  let implied: { node: SyntaxNode; value: string } | null = null;
   for (const a of call.childForFieldName('arguments')?.namedChildren ?? []) {
-    if (a?.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'default') return a;
+    if (a?.type === 'keyword_argument') {
+      const name = a.childForFieldName('name')?.text;
+      const value = a.childForFieldName('value');
+      if (name === 'default' && value) return { node: a, value: value.text };
+      // argparse's `action="store_true"` and click's `is_flag=True` leave the flag off when it is not given.
+      const flag = name === 'action' ? /^["']store_(true|false)["']$/.exec(value?.text ?? '')?.[1] : name === 'is_flag' && value?.text === 'True' ? 'true' : undefined;
+      if (flag) implied ??= { node: a, value: flag === 'true' ? 'False' : 'True' };
+      continue;
+    }
     if (a?.type !== 'object') continue;
-    for (const p of a.namedChildren) if (p?.type === 'pair' && /^(default|["']default["'])$/.test(p.childForFieldName('key')?.text ?? '')) return p;
+    for (const p of a.namedChildren) {
+      const value = p?.type === 'pair' ? p.childForFieldName('value') : null;
+      if (p && value && /^(default|["']default["'])$/.test(p.childForFieldName('key')?.text ?? '')) return { node: p, value: value.text };
+    }
   }
-  return null;
+  return implied;
 }
 
 /** The condition under which `n` runs (`if force { x = … }`): a value set there overrides another; null outside any branch. */

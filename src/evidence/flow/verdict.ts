@@ -21,8 +21,11 @@ export type Verdict =
       readonly description: string;
       /** For a parser-filled field: the declaration itself, which also carries the value. */
       readonly carrier?: { readonly node: SyntaxNode; readonly description: string };
-      /** A second role the same construct plays (a flag whose default the value is: the flag takes precedence). */
-      readonly also?: { readonly role: FlowRole; readonly node: SyntaxNode; readonly description: string };
+      /**
+       * Other roles the same construct plays (a flag whose default the value is: the flag takes precedence;
+       * a read that decides an `if`: a consumer).
+       */
+      readonly also?: readonly AlsoStep[];
       readonly hop?: Hop;
       /** Name of a callee the value is passed to and that the trace does not enter. */
       readonly passedTo?: string;
@@ -33,3 +36,11 @@ export type Verdict =
       /** The function that returns the value: its callers' results carry it on. */
       readonly returnedFrom?: SyntaxNode;
     };
+
+export interface AlsoStep {
+  readonly role: FlowRole;
+  readonly node: SyntaxNode;
+  readonly description: string;
+  /** Cited only when no other step of the flow plays the role (a branch's conversion of the value). */
+  readonly fallback?: true;
+}

@@ -1,0 +1,247 @@
+// Seventh round of shapes met in real CLIs. A configuration key written with
+// a leading underscore (`_APP_MAXAGE`) was searched only under its case forms
+// (`APP_MAXAGE`, `app_maxage`), which a word search never finds inside
+// `_APP_MAXAGE`. A getter that returns the environment read
+// (`fn maxage() -> u32 { env::var("…").map_or(10_000, …) }`) hands the value
+// to its callers, and `map_or`'s first argument is the default when nothing
+// is read. A value that adjusts another in place (`self.rank *= factor`)
+// acts on it; the adjusted field keeps its own meaning and writers, which the
+// trace used to pull in until the step limit rejected the flow. Go's
+// `flag.BoolVar(&noSortFlag, "no-sort", false, "")` reached its destination
+// only when the destination was spelled like the option. A boolean that
+// decides an `if` converts into the setting the branch assigns (`opts = opts
+// | optNoSort`), cited when nothing else shows a conversion. A read in the
+// condition itself (`if parsed_args.get("system_site_packages"):`) decides
+// the branch; argparse's `action="store_true"` defaults to False; a `for`
+// over the value uses it.
+import { describe, expect, it } from 'vitest';
+import type { Location, RuntimeFlow } from '../../src/core/contracts.js';
+import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
+import { identifierSpellings } from '../../src/core/semantic.js';
+import { traceFlow } from '../../src/evidence/flow/trace.js';
+import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
+import { validateProposal } from '../../src/validate/validate.js';
+import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
+
+const lines = (...l: string[]) => `${l.join('\n')}\n`;
+const repo = fixtureRepos();
+
+type Subject = { readonly kind: 'cli_option' | 'configuration_key'; readonly name: string };
+
+/** The validator's verdict on a traced flow for `subject`, read from the fixture's bytes: 'ok' or its reasons. */
+function flowVerdict(root: string, subject: Subject, payload: RuntimeFlow): string {
+  const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: `trace ${subject.name}` }, lineageDigest(['0'.repeat(40)]));
+  const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload });
+  return verdict.ok ? 'ok' : verdict.reasons.join('; ');
+}
+
+/** `role path:line` for each step, in flow order. */
+const roles = (flow: RuntimeFlow): string[] => flow.steps.map((s) => `${s.role} ${s.location.path}:${s.location.start_line}`);
+
+const at = (path: string, line: number): Location => ({ role: 'primary', path, symbol: null, start_line: line, end_line: line });
+
+function traced(ctx: Parameters<typeof traceFlow>[0], subject: Subject, primary: Location): RuntimeFlow {
+  const result = traceFlow(ctx, subject, primary);
+  if (result.kind !== 'found') throw new Error(result.reason);
+  return result.payload;
+}
+
+const RUST_JUMP: Files = {
+  'Cargo.toml': lines('[package]', 'name = "jump"', 'version = "0.1.0"', 'edition = "2021"'),
+  'src/config.rs': lines(
+    'use std::env;', //                                                              1
+    '', //                                                                           2
+    'pub fn maxage() -> u32 {', //                                                   3
+    '    env::var_os("_JUMP_MAXAGE").map_or(10_000, |raw| {', //                     4
+    '        raw.to_str().and_then(|s| s.parse().ok()).unwrap_or(10_000)', //        5
+    '    })', //                                                                     6
+    '}', //                                                                          7
+  ),
+  'src/db.rs': lines(
+    'pub struct Dir {', //                                                           1
+    '    pub rank: f64,', //                                                         2
+    '}', //                                                                          3
+    '', //                                                                           4
+    'pub struct Database {', //                                                      5
+    '    pub dirs: Vec<Dir>,', //                                                    6
+    '}', //                                                                          7
+    '', //                                                                           8
+    'impl Database {', //                                                            9
+    '    pub fn bump(&mut self, idx: usize) {', //                                   10
+    '        self.dirs[idx].rank = self.dirs[idx].rank + 1.0;', //                   11
+    '    }', //                                                                      12
+    '', //                                                                           13
+    '    pub fn age(&mut self, max_age: u32) {', //                                  14
+    '        let total: f64 = self.dirs.iter().map(|d| d.rank).sum();', //           15
+    '        if total > max_age as f64 {', //                                        16
+    '            let factor = 0.9 * max_age as f64 / total;', //                     17
+    '            for dir in self.dirs.iter_mut() {', //                              18
+    '                dir.rank *= factor;', //                                        19
+    '            }', //                                                              20
+    '        }', //                                                                  21
+    '    }', //                                                                      22
+    '}', //                                                                          23
+  ),
+  'src/main.rs': lines(
+    'mod config;', //                                                                1
+    'mod db;', //                                                                    2
+    '', //                                                                           3
+    'fn main() {', //                                                                4
+    '    let mut db = db::Database { dirs: Vec::new() };', //                        5
+    '    let max_age = config::maxage();', //                                        6
+    '    db.age(max_age);', //                                                       7
+    '}', //                                                                          8
+  ),
+};
+
+describe('a key with a leading underscore, read in a getter whose callers use it', () => {
+  const subject = { kind: 'configuration_key', name: '_JUMP_MAXAGE' } as const;
+
+  it('searches the key as written as well as its case forms', () => {
+    expect(identifierSpellings('_JUMP_MAXAGE')).toContain('_JUMP_MAXAGE');
+    expect(identifierSpellings('JUMP_MAXAGE')).toEqual(['jump_maxage', 'JumpMaxage', 'jumpMaxage', 'JUMP_MAXAGE', 'jump-maxage']);
+    // A dashed option is no identifier: nothing is added.
+    expect(identifierSpellings('--dry-run')).toEqual(['dry_run', 'DryRun', 'dryRun', 'DRY_RUN', 'dry-run']);
+  });
+
+  it("follows the getter's result to its caller, cites `map_or`'s default, and stops at the field the value adjusts", () => {
+    const { ctx } = repo(RUST_JUMP);
+    const flow = traced(ctx, subject, at('src/config.rs', 4));
+    const steps = roles(flow);
+    // The getter is cited from its signature, where the name its callers use stands.
+    expect(steps[0]).toBe('producer src/config.rs:3');
+    expect(steps).toContain('precedence src/config.rs:4');
+    expect(flow.steps.find((s) => s.role === 'precedence')!.description).toContain('`map_or` falls back to `10_000`');
+    expect(steps).toContain('transformation src/main.rs:6');
+    expect(steps).toContain('carrier src/db.rs:14');
+    expect(steps).toContain('consumer src/db.rs:16');
+    expect(steps).toContain('consumer src/db.rs:19');
+    // `rank`'s own writer is not the key's value.
+    expect(steps.filter((s) => s.endsWith('src/db.rs:11'))).toEqual([]);
+    expect(flow.gaps).toEqual([]);
+  });
+
+  it('is a flow the validator certifies as complete', () => {
+    const { root, ctx } = repo(RUST_JUMP);
+    expect(flowVerdict(root, subject, traced(ctx, subject, at('src/config.rs', 4)))).toBe('ok');
+  });
+});
+
+const GO_GRON: Files = {
+  'go.mod': lines('module example.com/gron', '', 'go 1.21'),
+  'main.go': lines(
+    'package main', //                                                         1
+    '', //                                                                     2
+    'import (', //                                                             3
+    '\t"flag"', //                                                             4
+    '\t"fmt"', //                                                              5
+    ')', //                                                                    6
+    '', //                                                                     7
+    'const (', //                                                              8
+    '\toptMonochrome = 1 << iota', //                                          9
+    '\toptNoSort', //                                                          10
+    ')', //                                                                    11
+    '', //                                                                     12
+    'func main() {', //                                                        13
+    '\tvar (', //                                                              14
+    '\t\tnoSortFlag bool', //                                                  15
+    '\t\tdepthFlag  int', //                                                   16
+    '\t)', //                                                                  17
+    '\tflag.BoolVar(&noSortFlag, "no-sort", false, "")', //                    18
+    '\tflag.IntVar(&depthFlag, "depth", 3, "")', //                            19
+    '\tflag.Parse()', //                                                       20
+    '', //                                                                     21
+    '\topts := 0', //                                                          22
+    '\tif noSortFlag {', //                                                    23
+    '\t\topts = opts | optNoSort', //                                          24
+    '\t}', //                                                                  25
+    '\tlimit := depthFlag * 2', //                                             26
+    '\tif limit > 0 {', //                                                     27
+    '\t\topts = opts | optMonochrome', //                                      28
+    '\t}', //                                                                  29
+    '\tfmt.Println(opts)', //                                                  30
+    '}', //                                                                    31
+  ),
+};
+
+describe('a Go flag bound to a variable named apart from the option', () => {
+  it('is followed from the flag declaration into its destination and the branch that converts it', () => {
+    const { root, ctx } = repo(GO_GRON);
+    const subject = { kind: 'cli_option', name: '--no-sort' } as const;
+    const flow = traced(ctx, subject, at('main.go', 18));
+    expect(roles(flow)).toEqual([
+      'producer main.go:18',
+      'carrier main.go:15',
+      'transformation main.go:24',
+      'precedence main.go:18',
+      'consumer main.go:23',
+    ]);
+    expect(flow.steps[2]!.description).toBe('`noSortFlag` sets `opts = opts | optNoSort` in `main`');
+    expect(flowVerdict(root, subject, flow)).toBe('ok');
+  });
+
+  it("cites the branch's assignment only when no other step shows a conversion", () => {
+    const { ctx } = repo(GO_GRON);
+    const flow = traced(ctx, { kind: 'cli_option', name: '--depth' }, at('main.go', 19));
+    const steps = roles(flow);
+    expect(steps).toContain('transformation main.go:26');
+    expect(steps).toContain('consumer main.go:27');
+    expect(steps).not.toContain('transformation main.go:28');
+  });
+});
+
+const PY_PIPX: Files = {
+  'pyproject.toml': lines('[project]', 'name = "venvs"'),
+  'venvs/__init__.py': '',
+  'venvs/main.py': lines(
+    'import argparse', //                                                             1
+    '', //                                                                            2
+    '', //                                                                            3
+    'def build_parser():', //                                                         4
+    '    parser = argparse.ArgumentParser()', //                                      5
+    '    parser.add_argument(', //                                                    6
+    '        "--system-site-packages",', //                                           7
+    '        action="store_true",', //                                                8
+    '    )', //                                                                       9
+    '    parser.add_argument("--preinstall", action="append")', //                   10
+    '    return parser', //                                                           11
+    '', //                                                                            12
+    '', //                                                                            13
+    'def get_venv_args(parsed_args):', //                                             14
+    '    venv_args = []', //                                                          15
+    '    if parsed_args.get("system_site_packages"):', //                            16
+    '        venv_args += ["--system-site-packages"]', //                             17
+    '    return venv_args', //                                                        18
+    '', //                                                                            19
+    '', //                                                                            20
+    'def install(preinstall):', //                                                    21
+    '    for package in preinstall or []:', //                                        22
+    '        print("installing", package)', //                                        23
+    '', //                                                                            24
+    '', //                                                                            25
+    'def main():', //                                                                 26
+    '    args = build_parser().parse_args()', //                                      27
+    '    print(get_venv_args(vars(args)))', //                                        28
+    '    install(args.preinstall)', //                                                29
+  ),
+};
+
+describe('a switch read in the condition it decides, and a list iterated over', () => {
+  it('records the read as deciding the branch, and `store_true` as defaulting to False', () => {
+    const { ctx } = repo(PY_PIPX);
+    const flow = traced(ctx, { kind: 'cli_option', name: '--system-site-packages' }, at('venvs/main.py', 7));
+    const steps = roles(flow);
+    expect(steps).toContain('producer venvs/main.py:16');
+    expect(steps).toContain('consumer venvs/main.py:16');
+    expect(flow.steps.filter((s) => s.role === 'precedence').map((s) => s.description)).toEqual(['flag `--system-site-packages` defaults to `False` (in `build_parser`)']);
+    // The option's own name passed on to another program is not an adjustment made with the value.
+    expect(flow.steps.some((s) => s.description.includes('adjusts'))).toBe(false);
+  });
+
+  it('takes a `for` over the value as a use of it, not an unaccounted line', () => {
+    const { ctx } = repo(PY_PIPX);
+    const flow = traced(ctx, { kind: 'cli_option', name: '--preinstall' }, at('venvs/main.py', 10));
+    expect(roles(flow)).toContain('consumer venvs/main.py:22');
+    expect(flow.gaps.filter((g) => g.includes('is not accounted for'))).toEqual([]);
+  });
+});

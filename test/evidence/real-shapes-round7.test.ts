@@ -19,6 +19,7 @@ import type { Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
 import { identifierSpellings } from '../../src/core/semantic.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
+import { locateImplementation } from '../../src/evidence/locate.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
 import { validateProposal } from '../../src/validate/validate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
@@ -243,5 +244,92 @@ describe('a switch read in the condition it decides, and a list iterated over', 
     const flow = traced(ctx, { kind: 'cli_option', name: '--preinstall' }, at('venvs/main.py', 10));
     expect(roles(flow)).toContain('consumer venvs/main.py:22');
     expect(flow.gaps.filter((g) => g.includes('is not accounted for'))).toEqual([]);
+  });
+});
+
+const TS_RUNNER: Files = {
+  'package.json': lines('{ "name": "runner", "type": "module", "dependencies": { "yargs": "17.0.0" } }'),
+  'bin/cli.ts': lines(
+    "import yargs from 'yargs'", //                                                    1
+    "import { run } from '../src/run'", //                                             2
+    '', //                                                                             3
+    'const program = yargs(process.argv.slice(2))', //                                 4
+    '  .options({', //                                                                 5
+    "    'kill-timeout': {", //                                                        6
+    "      describe: 'ms to wait before forcing the others to stop',", //             7
+    "      type: 'number',", //                                                        8
+    "      alias: 'k',", //                                                            9
+    '    },', //                                                                       10
+    "    timings: { type: 'boolean', default: false },", //                            11
+    "    names: { type: 'string', default: '' },", //                                  12
+    '  })', //                                                                         13
+    "  .group(['kill-timeout', 'timings'], 'Killing')", //                            14
+    "  .epilogue('see the docs')", //                                                  15
+    '', //                                                                             16
+    'const args = program.parseSync()', //                                             17
+    'run({ killTimeout: args.killTimeout, timings: args.timings, names: args.names })', // 18
+  ),
+  'src/run.ts': lines(
+    'export interface RunOptions {', //                                                1
+    '  killTimeout?: number', //                                                       2
+    '  timings: boolean', //                                                           3
+    '  names: string', //                                                              4
+    '}', //                                                                            5
+    '', //                                                                             6
+    'export function run(options: RunOptions): void {', //                             7
+    '  const timeoutMs = options.killTimeout', //                                      8
+    '  if (timeoutMs) {', //                                                           9
+    '    setTimeout(() => process.exit(1), timeoutMs)', //                             10
+    '  }', //                                                                          11
+    '  if (options.timings) {', //                                                     12
+    "    console.log('timings on')", //                                                13
+    '  }', //                                                                          14
+    "  console.log(options.names.split(','))", //                                      15
+    '}', //                                                                            16
+  ),
+};
+
+describe("yargs' table of options", () => {
+  it('declares each option where its entry stands, also when a help group lists it again', () => {
+    const { ctx } = repo(TS_RUNNER);
+    const kill = locateImplementation(ctx, { kind: 'cli_option', name: '--kill-timeout' });
+    if (kill.kind !== 'found') throw new Error(`${kill.kind}: ${JSON.stringify(kill)}`);
+    expect(kill.payload.locations.find((l) => l.role === 'primary')).toMatchObject({ path: 'bin/cli.ts', start_line: 6, end_line: 10 });
+    const short = locateImplementation(ctx, { kind: 'cli_option', name: '-k' });
+    expect(short.kind === 'found' && short.payload.locations.find((l) => l.role === 'primary')).toMatchObject({ path: 'bin/cli.ts', start_line: 6 });
+    // An unquoted key declares too.
+    const timings = locateImplementation(ctx, { kind: 'cli_option', name: '--timings' });
+    expect(timings.kind === 'found' && timings.payload.locations.find((l) => l.role === 'primary')).toMatchObject({ path: 'bin/cli.ts', start_line: 11 });
+  });
+
+  it('does not follow the parser the help group returns, nor every `default` key of the table', () => {
+    const { root, ctx } = repo(TS_RUNNER);
+    const subject = { kind: 'cli_option', name: '--kill-timeout' } as const;
+    const kill = traced(ctx, subject, at('bin/cli.ts', 6));
+    const steps = roles(kill);
+    expect(steps).toContain('transformation src/run.ts:8');
+    expect(steps).toContain('consumer src/run.ts:9');
+    // `program` and `args` are the parser: none of the other options' reads enter the flow.
+    expect(kill.steps.filter((s) => /program|args\.(timings|names)/.test(s.description))).toEqual([]);
+    expect(flowVerdict(root, subject, kill)).toContain('missing roles: precedence');
+
+    const timings = traced(ctx, { kind: 'cli_option', name: '--timings' }, at('bin/cli.ts', 11));
+    // The `default` of the option's own entry (the short statement is cited whole).
+    const covers = (line: number) => (s: RuntimeFlow['steps'][number]) => s.location.start_line <= line && line <= s.location.end_line;
+    expect(timings.steps.filter((s) => s.role === 'precedence').map((s) => `${covers(11)(s)} ${s.description}`)).toEqual(['true `timings` defaults to `false`']);
+    // `names`' own default (line 12) is another option's: no step is about it.
+    expect(timings.steps.filter((s) => s.description.includes("''"))).toEqual([]);
+    expect(roles(timings)).toContain('consumer src/run.ts:12');
+  });
+
+  it("takes a `default` key whose value spells the option as the declared default, not a field to follow", () => {
+    const cli = TS_RUNNER['bin/cli.ts']!
+      .replace("import { run } from '../src/run'", "import { run } from '../src/run'\nimport * as defaults from '../src/defaults'")
+      .replace("timings: { type: 'boolean', default: false },", "timings: { type: 'boolean', default: defaults.timings },")
+      .replace("names: { type: 'string', default: '' },", "names: { type: 'string', default: defaults.names },");
+    const { ctx } = repo({ ...TS_RUNNER, 'bin/cli.ts': cli, 'src/defaults.ts': lines('export const timings = false', "export const names = ''") });
+    const timings = traced(ctx, { kind: 'cli_option', name: '--timings' }, at('bin/cli.ts', 12));
+    expect(timings.steps.filter((s) => s.role === 'precedence').map((s) => s.description)).toContain('`defaults.timings` is the declared default');
+    expect(timings.steps.filter((s) => s.description.includes('into `default`') || s.description.includes('defaults.names'))).toEqual([]);
   });
 });

@@ -56,6 +56,9 @@ import {
 export type { Hop } from './hops.js';
 export type { Verdict } from './verdict.js';
 
+/** A record key naming a default (`default:`, `'default':`, `defaultValue:`, `default_value=`). */
+const DEFAULT_KEY = /^["'`]?(default|defaultValue|default_value)["'`]?$/;
+
 /** At most this many lines between a function's signature and the read it returns make it a getter, cited whole. */
 const GETTER_HEAD_LINES = 4;
 
@@ -259,8 +262,12 @@ export class Classifier {
 
   private producerFlow(call: SyntaxNode): Verdict {
     const verdict = this.step('producer', call, this.producerText(call));
+    const names = this.namesOption(call);
     let prev = call;
     for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {
+      // `yargs(…).group(['k', 'kill-timeout'], 'Killing').epilogue(…)`: a call that names the option and
+      // whose result is chained on returns the parser being built, not the option's value.
+      if (names && MEMBER_TYPES.has(n.type) && n.namedChildren[0]?.equals(prev) === true) return verdict;
       // `if parsed_args.get("system_site_packages"):`: the read itself decides the branch. (A `match` on the
       // read picks what its arms make of it, which the walk goes on to find the binding of.)
       const cond = branchCondition(this.family, n);
@@ -600,12 +607,19 @@ export class Classifier {
       return { ...this.step('transformation', n, `\`${snippet(referenceText(origin), 60)}\` passed to \`${callee}\` as \`${k}\``), argumentCall: call, hop: field };
     }
     const into = this.ownerLabel(n, k);
+    // `timings: { type: 'boolean', default: defaults.timings }`: what a `default` key holds applies when
+    // nothing else sets the value; `default` is no field of the program's to follow.
+    if (within(prev, value) && DEFAULT_KEY.test(key.text)) return this.step('precedence', n, `\`${v}\` is the declared default`);
     if (combinesSources(this.s, value)) return this.step('precedence', n, `${into} = \`${v}\` combines sources`);
     if (within(prev, key)) {
       if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into ${into}`);
       if (LITERAL.test(value.text.trim()) || NAMED_DEFAULT.test(value.text.trim())) return this.step('precedence', n, `${into} defaults to \`${v}\``);
       if (this.producesValue(value)) return this.step('producer', n, `${into} produced by \`${v}\``);
-      return this.step('producer', n, `${into} set from \`${v}\``);
+      // `timings: { type: 'boolean', default: false }`: an option's record declaring its default.
+      const declared = value.type === 'object' ? value.namedChildren.find((p) => p?.type === 'pair' && DEFAULT_KEY.test(p.childForFieldName('key')?.text ?? '')) : null;
+      const fallback = declared?.childForFieldName('value');
+      const also = declared && fallback ? [{ role: 'precedence' as const, node: declared, description: `${into} defaults to \`${snippet(fallback.text, 40)}\`` }] : undefined;
+      return { ...this.step('producer', n, `${into} set from \`${v}\``), also };
     }
     // `'-n': '--no-clipboard'` in an `arg` spec names another spelling of the same option.
     if (this.s.strings.has(origin.type) && this.s.strings.has(key.type) && /^-[\w-]+$/.test(stringContent(key))) {
@@ -649,6 +663,13 @@ export class Classifier {
     if (ENV_READ.test(n.text)) return true;
     const found = descendants(n, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
     return found !== null;
+  }
+
+  /** The call names the option (a dashed name, or a name in a list) rather than looking a value up by its key. */
+  private namesOption(call: SyntaxNode): boolean {
+    if (ENV_READ.test(call.text)) return false;
+    const literal = descendants(call, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
+    return literal !== null && (stringContent(literal).includes('-') || /array|list/.test(literal.parent?.type ?? ''));
   }
 
   private producerText(call: SyntaxNode): string {

@@ -216,6 +216,19 @@ function parseArgsOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTes
 }
 
 /**
+ * yargs' table form, `.options({ 'kill-timeout': { type: 'number', alias: 'k' }, group: { … } })`:
+ * each key whose value is an object declares the option, as `.option('kill-timeout', { … })` does.
+ */
+function yargsTableOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTest: boolean): OptionDeclaration | null {
+  const call = pair.parent?.parent?.parent;
+  const fn = call?.type === 'call_expression' ? call.childForFieldName('function') : null;
+  const method = fn?.type === 'member_expression' ? fn.childForFieldName('property')?.text : null;
+  if ((method !== 'options' && method !== 'option') || pair.parent?.parent?.type !== 'arguments' || !/^[A-Za-z0-9][\w-]*$/.test(key)) return null;
+  const aliases = objectStrings(value, 'alias');
+  return { framework: 'yargs', longs: [key, ...aliases.filter((a) => a.length > 1)], shorts: aliases.filter((a) => a.length === 1), carrier: camel(key), inTest, ...spanOf(pair) };
+}
+
+/**
  * `arg({ '--no-clipboard': Boolean, '-n': '--no-clipboard' })`: a flag-named key
  * with a type (not a string) declares the option; a string value names the flag
  * the key is an alias of. The parsed result is read as `args['--no-clipboard']`,
@@ -269,7 +282,7 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
     for (const m of matchesOf(lang, PAIRS, root)) {
       const keyNode = m.get('key')!;
       const key = keyNode.type === 'string' ? stringValue(keyNode) : keyNode.text;
-      const opt = key ? parseArgsOption(m.get('pair')!, key, m.get('value')!, fileIsTest) : null;
+      const opt = key ? (parseArgsOption(m.get('pair')!, key, m.get('value')!, fileIsTest) ?? yargsTableOption(m.get('pair')!, key, m.get('value')!, fileIsTest)) : null;
       if (opt) options.push(opt);
     }
     for (const m of matchesOf(lang, OBJECTS, root)) options.push(...argSpecOptions(m.get('obj')!, fileIsTest));

@@ -15,7 +15,6 @@ import {
   branchWord,
   enclosingFunction,
   isClassBodyStatement,
-  descendants,
   branchCondition,
   enclosingFunctionName,
   enclosingRecordName,
@@ -27,13 +26,14 @@ import {
   type Family,
 } from './syntax.js';
 import type { Spellings } from './spellings.js';
-import { declaredFlagDefault, enclosingFlagBinding, flagDefault, flagDestination, single } from './go.js';
+import { flagDestination, single } from './go.js';
 import { hopTo, hopToBinding, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
 import { isTailExpression, yieldsTail } from './rust.js';
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
 import type { AlsoStep, Verdict } from './verdict.js';
+import { ProducerRules, type ClassifierSteps } from './producers.js';
 import {
   actsOnReceiver,
   combinesSources,
@@ -49,7 +49,6 @@ import {
   calleeName,
   isEnvironmentKey,
   isTypeReference,
-  keywordDefault,
   stringContent,
 } from './value-syntax.js';
 
@@ -59,20 +58,19 @@ export type { Verdict } from './verdict.js';
 /** A record key naming a default (`default:`, `'default':`, `defaultValue:`, `default_value=`). */
 const DEFAULT_KEY = /^["'`]?(default|defaultValue|default_value)["'`]?$/;
 
-/** At most this many lines between a function's signature and the read it returns make it a getter, cited whole. */
-const GETTER_HEAD_LINES = 4;
-
 /** A hop into what the value decided (see Hop.derived). */
 const derivedHop = (hop: Hop | undefined): Hop | undefined => (hop ? { ...hop, derived: true } : undefined);
 
-export class Classifier {
+export class Classifier implements ClassifierSteps {
   private readonly s;
+  private readonly producers: ProducerRules;
 
   constructor(
     private readonly family: Family,
     private readonly spellings: Spellings,
   ) {
     this.s = shapes(family);
+    this.producers = new ProducerRules(family, spellings, this);
   }
 
   classify(leaf: SyntaxNode): Verdict {
@@ -182,8 +180,8 @@ export class Classifier {
         const args = n.childForFieldName(call[1]);
         if (args && within(prev, args)) {
           const bound = flagDestination(this.family, n);
-          if (bound) return this.flagBindingVerdict(n, bound, start);
-          if (this.producesValue(n)) return this.producerVerdict(n);
+          if (bound) return this.producers.flagBindingVerdict(n, bound, start);
+          if (this.producers.producesValue(n)) return this.producers.producerVerdict(n);
           const configuring = this.configuringCall(n);
           if (configuring) return configuring;
           // `a.or(b)` combines `b` with `a`; the statement around it decides the role.
@@ -221,137 +219,11 @@ export class Classifier {
     return { kind: 'unaccounted' };
   }
 
-  /**
-   * `let path = match env::var_os("APP_PATH") { … }`: the value enters the
-   * program here and lives on in the local, which the trace follows.
-   */
-  private producerVerdict(call: SyntaxNode): Verdict {
-    const verdict = this.producerFlow(call);
-    if (verdict.kind !== 'step' || verdict.also?.some((a) => a.role === 'precedence')) return verdict;
-    // `hide = flag.String("hide", "", usage)`, `click.option("--max-rounds", default=10)`: without the
-    // option, the declared default is the value.
-    const go = this.family === 'go' ? declaredFlagDefault(call) : null;
-    const keyword = go ? null : keywordDefault(call);
-    const fallback = go?.text ?? keyword?.value;
-    if (fallback) return { ...verdict, also: [...(verdict.also ?? []), { role: 'precedence', node: keyword?.node ?? call, description: `flag ${this.flagLabel(call)} defaults to \`${snippet(fallback, 40)}\`` }] };
-    // `env::var_os("APP_MAXAGE").map_or(10_000, …)`, `env::var("X").unwrap_or(d)`: without the read
-    // value, the method's fallback is the value.
-    const defaulting = this.defaultingReceiverCall(call);
-    if (!defaulting) return verdict;
-    const first = defaulting.childForFieldName(this.s.calls[defaulting.type]![1])?.namedChildren.find((a) => a !== null && !this.s.comments.has(a.type));
-    const callee = calleeName(defaulting, this.s.calls[defaulting.type]![0]).replace(/^.*\./, '');
-    const what = first ? `falls back to \`${snippet(first.text, 40)}\`` : "falls back to the type's default";
-    return { ...verdict, also: [...(verdict.also ?? []), { role: 'precedence', node: defaulting, description: `\`${callee}\` ${what} when nothing is read` }] };
-  }
-
-  /** The innermost call made on the value `call` produced (its receiver, possibly through `?` or `.await`), when it supplies a default. */
-  private defaultingReceiverCall(call: SyntaxNode): SyntaxNode | null {
-    let prev = call;
-    for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {
-      const shape = this.s.calls[n.type];
-      if (!shape) {
-        if (MEMBER_TYPES.has(n.type) || n.type === 'try_expression' || n.type === 'await_expression' || n.type === 'parenthesized_expression') continue;
-        return null;
-      }
-      const callee = n.childForFieldName(shape[0]);
-      if (!callee || !within(prev, callee) || !MEMBER_TYPES.has(callee.type)) return null;
-      if (DEFAULTING_CALL.test(calleeName(n, shape[0]))) return n;
-    }
-    return null;
-  }
-
-  private producerFlow(call: SyntaxNode): Verdict {
-    const verdict = this.step('producer', call, this.producerText(call));
-    const names = this.namesOption(call);
-    let prev = call;
-    for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {
-      // `yargs(…).group(['k', 'kill-timeout'], 'Killing').epilogue(…)`: a call that names the option and
-      // whose result is chained on returns the parser being built, not the option's value.
-      if (names && MEMBER_TYPES.has(n.type) && n.namedChildren[0]?.equals(prev) === true) return verdict;
-      // `if parsed_args.get("system_site_packages"):`: the read itself decides the branch. (A `match` on the
-      // read picks what its arms make of it, which the walk goes on to find the binding of.)
-      const cond = branchCondition(this.family, n);
-      if (cond && within(prev, cond) && ['if', 'while'].includes(branchWord(n.type))) {
-        const decided = this.consumerVerdict(n, call);
-        if (decided.kind !== 'step') return verdict;
-        return { ...verdict, hop: decided.hop, also: [{ role: 'consumer', node: decided.node, description: decided.description }, ...(decided.also ?? [])] };
-      }
-      // `app = app.arg(Arg::new("tabs"))`: the declaring call is handed to a builder; the builder is not the value.
-      const outer = this.s.calls[n.type];
-      const args = outer ? n.childForFieldName(outer[1]) : null;
-      if (args && within(prev, args)) {
-        // `flags.BoolVar(&opts.quiet, "quiet", truthy(lookEnv("APP_QUIET")), …)`: the default lands in the flag's destination.
-        const binding = enclosingFlagBinding(this.family, n, this.s.containers);
-        const bound = binding ? flagDestination(this.family, binding) : null;
-        if (!binding || !bound || within(call, bound)) return verdict;
-        const flag = this.flagLabel(binding);
-        const also = [{ role: 'precedence' as const, node: binding, description: `flag ${flag} overrides the default read here` }];
-        return { ...verdict, hop: this.destinationHop(bound, binding), also };
-      }
-      const keyed = this.s.keyed[n.type];
-      if (keyed) {
-        // `Config { tab_width: matches.get_one("tabs")… }`: the value lives on in the field being initialised.
-        const key = n.childForFieldName(keyed[0]);
-        const value = n.childForFieldName(keyed[1]);
-        if (!key || !value || !within(prev, value) || !/^[A-Za-z_$][\w$]*$/.test(key.text) || this.spellings.mentions(key.text)) return verdict;
-        return { ...verdict, hop: { name: key.text, scope: null, origin: n } };
-      }
-      // `fn maxage() -> u32 { env::var_os("APP_MAXAGE").map_or(…) }`, `return os.environ.get("X")`:
-      // the function's result is the value, wherever it is called.
-      if (this.s.returns.has(n.type) || (this.family === 'rust' && isTailExpression(n))) {
-        const returnedFrom = enclosingFunction(this.family, n);
-        if (!returnedFrom || verdict.kind !== 'step') return verdict;
-        // A getter is cited from its signature: the name its callers keep the value under is in the step.
-        const getter = call.startPosition.row - returnedFrom.startPosition.row <= GETTER_HEAD_LINES;
-        return { ...verdict, returnedFrom, ...(getter ? { from: returnedFrom } : {}) };
-      }
-      const binding = this.s.bindings[n.type];
-      if (!binding) continue;
-      const value = n.childForFieldName(binding[1]);
-      const target = single(n.childForFieldName(binding[0]), value);
-      if (!target || !value || !within(prev, value) || this.spellings.mentions(target.text)) return verdict;
-      // `args = exclude(args, '--x')` rewrites `args` itself; the option's value does not land in it.
-      if (call.childForFieldName(this.s.calls[call.type]![1])?.namedChildren.some((a) => a?.text === target.text)) return verdict;
-      // `options.warmup_count = param("warmup")`: the value lives on in a field, wherever it is read.
-      const field = MEMBER_TYPES.has(target.type) ? lastName(target) : null;
-      if (field) return { ...verdict, hop: { name: field, scope: null, origin: n } };
-      if (target.type !== 'identifier') return verdict;
-      const scope = bindingScope(this.family, n, target.text);
-      const what = scope ? 'local' : 'variable';
-      return { ...verdict, carrier: { node: n, description: `${what} \`${target.text}\` carries the value` }, hop: { name: target.text, scope, origin: n, global: scope === null } };
-    }
-    return verdict;
-  }
-
-  /** `flags.IntVar(&opts.limit, "limit", 0, …)`: the flag writes into its destination, whose other uses carry the value on. */
-  private flagBindingVerdict(call: SyntaxNode, dest: SyntaxNode, occurrence: SyntaxNode): Verdict {
-    const name = this.flagLabel(call);
-    // The flag's own name (`flag.BoolVar(&noSortFlag, "no-sort", …)`) leads to the destination as well:
-    // a destination named apart from the option (`noSortFlag`) is found from nowhere else.
-    if (within(occurrence, dest) || this.s.strings.has(occurrence.type)) {
-      // Without the flag on the command line, the declared default is what the destination holds.
-      const fallback = flagDefault(call);
-      const also = fallback ? [{ role: 'precedence' as const, node: call, description: `flag ${name} defaults to \`${snippet(fallback.text, 40)}\`` }] : undefined;
-      return { ...this.step('producer', call, `flag ${name} writes into \`${snippet(dest.text, 60)}\``), hop: this.destinationHop(dest, call), also };
-    }
-    // Any other argument the call reads is its default.
-    return this.step('precedence', call, `\`${snippet(referenceText(occurrence), 60)}\` is the default of flag ${name}`);
-  }
-
   /** `expanded, err := homedir.Expand(o.path)`: the result (first target) carries what the call made of the value. */
   private resultHop(n: SyntaxNode): Hop | undefined {
     const binding = this.s.bindings[n.type]!;
     const target = single(n.childForFieldName(binding[0]), n.childForFieldName(binding[1]));
     return target ? hopTo(this.family, this.spellings, target, n) : undefined;
-  }
-
-  private flagLabel(call: SyntaxNode): string {
-    const flagName = descendants(call.childForFieldName(this.s.calls[call.type]![1])!, (d) => this.s.strings.has(d.type));
-    return flagName ? `\`${snippet(stringContent(flagName), 40)}\`` : 'a flag';
-  }
-
-  private destinationHop(dest: SyntaxNode, origin: SyntaxNode): Hop | undefined {
-    return hopTo(this.family, this.spellings, dest, origin);
   }
 
   /** A type or function named after the carrier: the option's own definition, or an accessor that carries it. */
@@ -403,7 +275,7 @@ export class Classifier {
     };
   }
 
-  private step(role: FlowRole, node: SyntaxNode, description: string): Verdict & { kind: 'step' } {
+  step(role: FlowRole, node: SyntaxNode, description: string): Verdict & { kind: 'step' } {
     return { kind: 'step', role, node, symbol: enclosingFunctionName(this.family, node), description };
   }
 
@@ -490,7 +362,7 @@ export class Classifier {
     return name ? this.fieldVerdict(next, 'name', name) : { kind: 'unaccounted' };
   }
 
-  private consumerVerdict(branch: SyntaxNode, start: SyntaxNode): Verdict {
+  consumerVerdict(branch: SyntaxNode, start: SyntaxNode): Verdict {
     const node = branch.type === 'let_condition' && branch.parent ? branch.parent : branch;
     const word = branchWord(node.type);
     const fn = enclosingFunctionName(this.family, node);
@@ -572,7 +444,7 @@ export class Classifier {
   private targetVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, override: SyntaxNode | null, t: string, v: string): Verdict & { kind: 'step' } {
     // `limit -= indent`: the value is adjusted in place, never produced afresh.
     if (isArithmeticAssignment(n)) return this.step('transformation', n, `\`${t}\` adjusted by \`${snippet(n.text, 80)}\``);
-    if (this.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
+    if (this.producers.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
     if (/pattern/.test(target.type)) return this.step('transformation', n, `\`${t}\` destructured from \`${v}\``);
     if (override) return this.step('precedence', n, `\`${t}\` overridden to \`${v}\` when \`${snippet(override.text, 60)}\``);
     if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
@@ -614,7 +486,7 @@ export class Classifier {
     if (within(prev, key)) {
       if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into ${into}`);
       if (LITERAL.test(value.text.trim()) || NAMED_DEFAULT.test(value.text.trim())) return this.step('precedence', n, `${into} defaults to \`${v}\``);
-      if (this.producesValue(value)) return this.step('producer', n, `${into} produced by \`${v}\``);
+      if (this.producers.producesValue(value)) return this.step('producer', n, `${into} produced by \`${v}\``);
       // `timings: { type: 'boolean', default: false }`: an option's record declaring its default.
       const declared = value.type === 'object' ? value.namedChildren.find((p) => p?.type === 'pair' && DEFAULT_KEY.test(p.childForFieldName('key')?.text ?? '')) : null;
       const fallback = declared?.childForFieldName('value');
@@ -657,27 +529,4 @@ export class Classifier {
     return owner ? `\`${snippet(owner.text, 40)}.${key}\`` : `\`${key}\``;
   }
 
-  /** A branch this statement sits in the body of: the statement overrides a value under a condition. */
-  /** Parsing the command line or reading the environment: where a value enters the program. */
-  private producesValue(n: SyntaxNode): boolean {
-    if (ENV_READ.test(n.text)) return true;
-    const found = descendants(n, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
-    return found !== null;
-  }
-
-  /** The call names the option (a dashed name, or a name in a list) rather than looking a value up by its key. */
-  private namesOption(call: SyntaxNode): boolean {
-    if (ENV_READ.test(call.text)) return false;
-    const literal = descendants(call, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
-    return literal !== null && (stringContent(literal).includes('-') || /array|list/.test(literal.parent?.type ?? ''));
-  }
-
-  private producerText(call: SyntaxNode): string {
-    const callee = calleeName(call, this.s.calls[call.type]![0]);
-    const literal = descendants(call, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
-    if (!literal) return `value read by \`${callee}\``;
-    const content = snippet(stringContent(literal), 60);
-    // A dashed name is an option being declared; a bare key is a value being looked up.
-    return content.includes('-') ? `\`${content}\` declared by \`${callee}\`` : `\`${content}\` read by \`${callee}\``;
-  }
 }

@@ -333,3 +333,73 @@ describe("yargs' table of options", () => {
     expect(timings.steps.filter((s) => s.description.includes('into `default`') || s.description.includes('defaults.names'))).toEqual([]);
   });
 });
+
+const JS_WATCHER: Files = {
+  'package.json': lines('{ "name": "watcher" }'),
+  'lib/parse.js': lines(
+    'function option(options, arg, eatNext) {', //                     1
+    "  if (arg === '--delay' || arg === '-d') {", //                   2
+    '    options.delay = Number(eatNext());', //                      3
+    "  } else if (arg === '--exitcrash') {", //                        4
+    '    options.exitCrash = true;', //                               5
+    "  } else if (arg === '--quiet') {", //                            6
+    '    options.quiet = true;', //                                   7
+    '  } else {', //                                                  8
+    '    return false;', //                                           9
+    '  }', //                                                         10
+    '  return true;', //                                              11
+    '}', //                                                           12
+    '', //                                                            13
+    'module.exports = { option };', //                                14
+  ),
+  'lib/run.js': lines(
+    'function finish(options, code) {', //                             1
+    '  if (options.exitCrash && code !== 0) {', //                     2
+    '    process.exit(code);', //                                     3
+    '  }', //                                                         4
+    '  setTimeout(() => {}, options.delay || 0);', //                 5
+    '}', //                                                           6
+    '', //                                                            7
+    'module.exports = { finish };', //                                8
+  ),
+  // A chain that picks one value from several sources is cited whole.
+  'lib/dir.js': lines(
+    'function cacheDir(env, config) {', //                             1
+    '  let dir;', //                                                  2
+    '  if (env.WATCHER_CACHE_DIR) {', //                              3
+    '    dir = env.WATCHER_CACHE_DIR;', //                            4
+    '  } else if (config.cacheDir) {', //                             5
+    '    dir = config.cacheDir;', //                                  6
+    '  }', //                                                         7
+    '  return dir;', //                                               8
+    '}', //                                                           9
+    '', //                                                            10
+    'module.exports = { cacheDir };', //                              11
+  ),
+};
+
+describe("a hand-written parser's else-if chain", () => {
+  it("cites one option's branch, not the rest of the chain, as its declaration", () => {
+    const { ctx } = repo(JS_WATCHER);
+    const delay = locateImplementation(ctx, { kind: 'cli_option', name: '--delay' });
+    expect(delay.kind === 'found' && delay.payload.locations.find((l) => l.path === 'lib/parse.js')).toMatchObject({ start_line: 2, end_line: 4 });
+  });
+
+  it('takes what the branch assigns as where the value enters, and follows a target spelled apart from the option', () => {
+    const { ctx } = repo(JS_WATCHER);
+    const crash = traced(ctx, { kind: 'cli_option', name: '--exitcrash' }, at('lib/parse.js', 4));
+    const steps = roles(crash);
+    expect(steps).toContain('producer lib/parse.js:5');
+    expect(steps).toContain('consumer lib/run.js:2');
+    // The branch is the option's parse, not a decision the value makes; nor is the assignment a precedence.
+    expect(steps.filter((s) => s.endsWith('lib/parse.js:4') || s.startsWith('precedence lib/parse.js'))).toEqual([]);
+    const delay = traced(ctx, { kind: 'cli_option', name: '--delay' }, at('lib/parse.js', 2));
+    expect(delay.steps.find((s) => s.location.start_line === 3)?.role).toBe('producer');
+  });
+
+  it('cites a chain choosing one value between sources whole', () => {
+    const { ctx } = repo(JS_WATCHER);
+    const dir = traced(ctx, { kind: 'configuration_key', name: 'WATCHER_CACHE_DIR' }, at('lib/dir.js', 3));
+    expect(dir.steps.find((s) => s.role === 'consumer' && s.location.path === 'lib/dir.js')?.location).toMatchObject({ start_line: 3, end_line: 7 });
+  });
+});

@@ -17,6 +17,7 @@ import {
   isClassBodyStatement,
   branchCondition,
   enclosingFunctionName,
+  descendants,
   enclosingRecordName,
   isPlainParameter,
   recordHeader,
@@ -367,6 +368,17 @@ export class Classifier implements ClassifierSteps {
     const word = branchWord(node.type);
     const fn = enclosingFunctionName(this.family, node);
     const where = fn ? ` in \`${fn}\`` : '';
+    // `if (arg === '--exitcrash') { options.exitCrash = true }`: a hand-written parser recognises the
+    // option by its name; what the branch assigns is where the option's value enters.
+    const parsed = this.s.strings.has(start.type) && word === 'if' ? this.branchAssignment(node, true) : null;
+    if (parsed) {
+      const [t, v] = this.s.bindings[parsed.type]!;
+      const target = parsed.childForFieldName(t);
+      const value = parsed.childForFieldName(v);
+      const verdict = this.step('producer', parsed, `\`${snippet(stringContent(start), 40)}\` given: \`${snippet(parsed.text, 60)}\`${where}`);
+      const hop = target && value ? this.bindingHop(parsed, target, value, start) : undefined;
+      return hop ? { ...verdict, hop } : verdict;
+    }
     const converted = this.branchConversion(node, start);
     // `const passes = cfg.multipass ? 10 : 1`: what the value decided lives on in `passes`.
     return { ...this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`), hop: derivedHop(hopToBinding(this.family, this.spellings, node)), also: converted ? [converted] : undefined };
@@ -384,7 +396,7 @@ export class Classifier implements ClassifierSteps {
   }
 
   /** The first assignment among the statements an `if` runs when its condition holds (not nested deeper). */
-  private branchAssignment(branch: SyntaxNode): SyntaxNode | null {
+  private branchAssignment(branch: SyntaxNode, spelled = false): SyntaxNode | null {
     const body = branch.childForFieldName('consequence') ?? branch.childForFieldName('body');
     if (!body) return null;
     // Go's block holds a statement_list; Python's and JavaScript's hold the statements themselves.
@@ -393,7 +405,7 @@ export class Classifier implements ClassifierSteps {
     for (const st of statements) {
       if (!st || this.s.comments.has(st.type)) continue;
       const inner = st.type === 'expression_statement' ? (st.namedChildren[0] ?? null) : st;
-      if (inner && this.s.bindings[inner.type] && !this.spellings.mentions(inner.text)) return inner;
+      if (inner && this.s.bindings[inner.type] && (spelled || !this.spellings.mentions(inner.text))) return inner;
     }
     return null;
   }
@@ -441,11 +453,18 @@ export class Classifier implements ClassifierSteps {
     return { name: hopName, scope, origin: n, global: local && scope === null };
   }
 
+  /** The condition compares with the option's own name (`arg === '--delay'`). */
+  private testsOptionName(cond: SyntaxNode): boolean {
+    return descendants(cond, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d))) !== null;
+  }
+
   private targetVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, override: SyntaxNode | null, t: string, v: string): Verdict & { kind: 'step' } {
     // `limit -= indent`: the value is adjusted in place, never produced afresh.
     if (isArithmeticAssignment(n)) return this.step('transformation', n, `\`${t}\` adjusted by \`${snippet(n.text, 80)}\``);
     if (this.producers.producesValue(value)) return this.step('producer', n, `\`${t}\` produced by \`${v}\``);
     if (/pattern/.test(target.type)) return this.step('transformation', n, `\`${t}\` destructured from \`${v}\``);
+    // Under a test of the option's own name the assignment is the hand-written parse: where the value enters.
+    if (override && this.testsOptionName(override)) return this.step('producer', n, `\`${t}\` set from \`${v}\` when the option is given`);
     if (override) return this.step('precedence', n, `\`${t}\` overridden to \`${v}\` when \`${snippet(override.text, 60)}\``);
     if (this.spellings.mentions(value.text)) return this.step('transformation', n, `\`${v}\` copied into \`${t}\``);
     if (LITERAL.test(value.text.trim())) return this.step('precedence', n, `\`${t}\` defaults to \`${v}\``);

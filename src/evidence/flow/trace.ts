@@ -6,6 +6,7 @@ import { FLOW_ROLES, runtimeFlowSchema, type FlowRole, type FlowStep, type Locat
 import { EVIDENCE, FLOW_TRACE } from '../../core/limits.js';
 import type { AnalysisContext, ParsedFile } from '../context.js';
 import { factsOf } from '../languages/index.js';
+import { branchEnd } from '../languages/syntax.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { callerResults, parameterFor } from './calls.js';
 import { single } from './go.js';
@@ -464,7 +465,7 @@ function range(v: StepVerdict, leaf: SyntaxNode): [number, number] {
     node = lineOf(leaf, node);
   }
   const start = (v.from ?? node).startPosition.row + 1;
-  const end = v.until ? Math.max(start, v.until.startPosition.row + 1) : node.endPosition.row + 1;
+  const end = v.until ? Math.max(start, v.until.startPosition.row + 1) : (v.role === 'consumer' ? branchEnd(node) : node).endPosition.row + 1;
   return [start, Math.min(end, start + EVIDENCE.maxLocationLines - 1)];
 }
 

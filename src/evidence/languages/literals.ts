@@ -7,7 +7,7 @@ import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import type { Span } from './facts.js';
 import { factsOf } from './index.js';
-import { closest, endLine, spanOf, startLine, stringValue } from './syntax.js';
+import { branchEnd, closest, endLine, spanOf, startLine, stringValue } from './syntax.js';
 
 /**
  * What the code does with the literal, strongest evidence of the option's own
@@ -136,7 +136,7 @@ export function literalSites(file: ParsedFile, line: number, values: readonly st
     const { use, node } = useOf(lit);
     // A branch is cited with the block it controls; a table entry with its record.
     const stmt = node ?? closest(lit, STATEMENTS) ?? lit;
-    out.push({ span: spanOf(stmt), symbol: null, use, inTest: inTest(line) });
+    out.push({ span: spanOf(stmt, use === 'condition' ? branchEnd(stmt) : stmt), symbol: null, use, inTest: inTest(line) });
   }
   return out;
 }

@@ -12,6 +12,24 @@ export function endLine(n: SyntaxNode): number {
   return column === 0 && row > n.startPosition.row ? row : row + 1;
 }
 
+/** A condition that compares with a string literal (`arg === '--delay'`, `name == "x"`). */
+const COMPARES_WITH_LITERAL = /(===?|!==?)\s*['"`]|['"`]\s*(===?|!==?)/;
+
+/**
+ * Where an `if` cited with the block it controls ends: at its consequence when it dispatches on a
+ * name and an `else if` (`elif`) follows — in a hand-written parser's `if (arg === '--delay') { … }
+ * else if …` chain that is every later option. Otherwise the whole `if`: a plain `else`, or a chain
+ * choosing between sources of one value (`let dir = if let Ok(v) = env::var(…) { … } else if …`),
+ * is what the same decision makes.
+ */
+export function branchEnd(branch: SyntaxNode): SyntaxNode {
+  const consequence = branch.childForFieldName('consequence');
+  const alternative = branch.childForFieldName('alternative');
+  if (!consequence || !alternative || !COMPARES_WITH_LITERAL.test(branch.childForFieldName('condition')?.text ?? '')) return branch;
+  const inner = alternative.type === 'else_clause' ? alternative.namedChildren.find((c) => c?.type !== 'comment') : alternative;
+  return alternative.type === 'elif_clause' || /^if_/.test(inner?.type ?? '') ? consequence : branch;
+}
+
 export function spanOf(first: SyntaxNode, last: SyntaxNode = first, body?: SyntaxNode | null): Span {
   const span = { startLine: startLine(first), endLine: endLine(last) };
   return body ? { ...span, bodyLine: startLine(body) } : span;

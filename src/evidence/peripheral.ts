@@ -7,6 +7,8 @@
 const PERIPHERAL_DIRS = new Set([
   'examples', 'example', 'samples', 'sample', 'demos', 'demo', 'benches', 'bench', 'benchmarks', 'benchmark',
   'docs', 'doc', 'site', 'scripts', 'tools', 'hack', 'contrib', 'fixtures', 'testdata', 'vendor', 'third_party', 'node_modules',
+  // Fuzzing harnesses (`fuzz/fuzz_targets/…`) drive the product with made-up inputs.
+  'fuzz',
 ]);
 
 /** Whether a directory of `path` (not its file name) marks it as outside the product proper. */

@@ -54,8 +54,8 @@ describe('clipUtf8', () => {
 
 describe('isPeripheralPath', () => {
   it('marks code under demo, tooling, docs and vendored directories at any depth, never by the file name', () => {
-    for (const p of ['examples/a.ts', 'pkg/Docs/b.py', 'tools/gen.go', 'crates/x/benches/y.rs', 'vendor/lib.c', 'a/node_modules/b.js'])
+    for (const p of ['examples/a.ts', 'pkg/Docs/b.py', 'tools/gen.go', 'crates/x/benches/y.rs', 'vendor/lib.c', 'a/node_modules/b.js', 'fuzz/fuzz_targets/parse.rs'])
       expect(isPeripheralPath(p), p).toBe(true);
-    for (const p of ['src/examples.ts', 'src/docs.py', 'lib/tooling/a.ts', 'scripts.sh']) expect(isPeripheralPath(p), p).toBe(false);
+    for (const p of ['src/examples.ts', 'src/docs.py', 'lib/tooling/a.ts', 'scripts.sh', 'src/fuzz.rs']) expect(isPeripheralPath(p), p).toBe(false);
   });
 });

@@ -397,6 +397,26 @@ describe("a hand-written parser's else-if chain", () => {
     expect(delay.steps.find((s) => s.location.start_line === 3)?.role).toBe('producer');
   });
 
+  it("keeps a lookup of the parsed value by the option's name (`args['--verbose']`) a decision, not a parse", () => {
+    const files = {
+      ...JS_WATCHER,
+      'lib/log.js': lines(
+        "const arg = require('arg');", //                                 1
+        "const args = arg({ '--verbose': Boolean });", //                 2
+        'let level = 1;', //                                             3
+        "if (args['--verbose']) {", //                                    4
+        '  level = 2;', //                                               5
+        '}', //                                                          6
+        'module.exports = { level };', //                                7
+      ),
+    };
+    const { ctx } = repo(files);
+    const verbose = traced(ctx, { kind: 'cli_option', name: '--verbose' }, at('lib/log.js', 2));
+    expect(roles(verbose)).toContain('consumer lib/log.js:4');
+    expect(verbose.steps.find((s) => s.location.start_line === 5)).toMatchObject({ role: 'transformation', description: "`'--verbose'` sets `level = 2`" });
+    expect(verbose.steps.filter((s) => s.description.includes('given'))).toEqual([]);
+  });
+
   it('cites a chain choosing one value between sources whole', () => {
     const { ctx } = repo(JS_WATCHER);
     const dir = traced(ctx, { kind: 'configuration_key', name: 'WATCHER_CACHE_DIR' }, at('lib/dir.js', 3));

@@ -370,7 +370,7 @@ export class Classifier implements ClassifierSteps {
     const where = fn ? ` in \`${fn}\`` : '';
     // `if (arg === '--exitcrash') { options.exitCrash = true }`: a hand-written parser recognises the
     // option by its name; what the branch assigns is where the option's value enters.
-    const parsed = this.s.strings.has(start.type) && word === 'if' ? this.branchAssignment(node, true) : null;
+    const parsed = word === 'if' && this.comparedAsName(start) ? this.branchAssignment(node, true) : null;
     if (parsed) {
       const [t, v] = this.s.bindings[parsed.type]!;
       const target = parsed.childForFieldName(t);
@@ -451,6 +451,18 @@ export class Classifier implements ClassifierSteps {
     const local = one?.type === 'identifier' || one?.type === 'expression_list' || one?.type === 'pattern_list';
     const scope = local ? bindingScope(this.family, n, hopName) : null;
     return { name: hopName, scope, origin: n, global: local && scope === null };
+  }
+
+  /**
+   * The option's name compared with an argument (`arg === '--delay'`, `arg in ('--delay', '-d')`), as a
+   * hand-written parser does — not a lookup of the parsed value by its name (`args['--single']`).
+   */
+  private comparedAsName(start: SyntaxNode): boolean {
+    if (!this.s.strings.has(start.type)) return false;
+    let p = start.parent;
+    while (p && /^(tuple|list|array|parenthesized_expression|set)$/.test(p.type)) p = p.parent;
+    if (p?.type === 'comparison_operator') return true;
+    return p?.type === 'binary_expression' && /^[!=]==?$/.test(p.childForFieldName('operator')?.text ?? '');
   }
 
   /** The condition compares with the option's own name (`arg === '--delay'`). */

@@ -7,17 +7,69 @@
 // unit tests that spell the carrier only in a helper every test of the file shares,
 // titles about a refusal (`cannot combine …`) when the behaviour does not refuse,
 // tests that only set a name the option decided (`NODE_ENV = squeeze ? … : …`).
+// Between tests alike in every sign, the one whose title says what the
+// option's help text says (`spawns … at once` for "how many … spawn at once").
 // Each fixture is a small invented tool.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
 import { createStaticWorker } from '../../src/evidence/static-worker.js';
+import { contentWords, helpWords } from '../../src/evidence/tests/relevance.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
 import { validateProposal } from '../../src/validate/validate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const repo = fixtureRepos();
+
+// Two tests call the behaviour with the option set, alike in every sign; the option's help text says
+// what the second one's title says.
+const TS_JOBS: Files = {
+  'package.json': `${JSON.stringify({ name: 'jobs', type: 'module', scripts: { test: 'vitest run' }, dependencies: { yargs: '^17.0.0' }, devDependencies: { vitest: '^4.0.0' } }, null, 2)}\n`,
+  'bin/cli.ts': lines(
+    "import yargs from 'yargs';",
+    "import { runAll } from '../src/run.js';",
+    '',
+    'const args = yargs(process.argv.slice(2))',
+    '  .options({',
+    "    'max-jobs': {",
+    "      describe: 'How many jobs may spawn at once',",
+    "      type: 'number',",
+    '    },',
+    '  })',
+    '  .parseSync();',
+    "console.log(runAll(['a', 'b'], { maxJobs: args.maxJobs }));",
+  ),
+  'src/run.ts': lines(
+    'export interface RunOptions {',
+    '  maxJobs?: number;',
+    '}',
+    '',
+    'export function runAll(commands: string[], options: RunOptions): string[] {',
+    '  const started: string[] = [];',
+    '  for (const c of commands) {',
+    '    if (options.maxJobs !== undefined && started.length >= options.maxJobs) {',
+    '      break;',
+    '    }',
+    '    started.push(c);',
+    '  }',
+    '  return started;',
+    '}',
+  ),
+  'test/run.test.ts': lines(
+    "import { expect, it } from 'vitest';",
+    "import { runAll } from '../src/run.js';",
+    '',
+    "it('reports every command it ran', () => {",
+    "  expect(runAll(['a', 'b', 'c'], { maxJobs: 3 })).toHaveLength(3);",
+    '});',
+    '',
+    "it('spawns as many commands at once as configured', () => {",
+    "  expect(runAll(['a', 'b', 'c'], { maxJobs: 2 })).toHaveLength(2);",
+    '});',
+  ),
+};
+
 const worker = createStaticWorker();
 
 const withoutFile = (files: Files, path: string): Files => Object.fromEntries(Object.entries(files).filter(([p]) => p !== path));
@@ -590,6 +642,26 @@ describe('focused tests ranked by how directly they exercise the behaviour site'
     const n = need('--squeeze-spaces');
     const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
     expect(out.proposals.map((p) => p.predicate)).not.toContain('focused_tests');
+  });
+
+  it("breaks a tie by the words of the option's help text the title carries (TypeScript, yargs)", async () => {
+    const { plan } = await focused(TS_JOBS, '--max-jobs');
+    expect(chosen(plan)).toBe('test/run.test.ts spawns as many commands at once as configured');
+  });
+
+  it("reads the help text's words from prose and comments, not from names of other arguments", () => {
+    expect([...contentWords('Spawns processes; matches boxes and the patches')].sort()).toEqual(['box', 'match', 'patch', 'process', 'spawn']);
+    const { ctx } = repo({
+      'src/cli.rs': lines(
+        'pub struct Cli {', //                                                              1
+        '    /// Display the raw markdown instead of rendering it', //                     2
+        '    #[arg(short = \'r\', long = "raw", requires = "command_or_file")]', //        3
+        '    pub raw: bool,', //                                                          4
+        '}', //                                                                           5
+      ),
+    });
+    const declaration: Location = { role: 'primary', path: 'src/cli.rs', symbol: 'raw', start_line: 3, end_line: 4 };
+    expect([...helpWords(ctx, declaration, ['raw'])].sort()).toEqual(['display', 'instead', 'markdown', 'rendering']);
   });
 
   it('sets back a test titled for a refusal (`cannot combine …`) when the behaviour does not refuse (Python)', async () => {

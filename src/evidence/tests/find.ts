@@ -12,7 +12,7 @@ import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';
 import { testsInFile, type TestCase } from './discover.js';
-import { behaviourFunction, callsFunction, declaredShorts, effectiveBody, expectsError, isEndToEnd, isFailureTitle, isIncidentalTitle, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
+import { behaviourFunction, callsFunction, contentWords, declaredShorts, helpWords, effectiveBody, expectsError, isEndToEnd, isFailureTitle, isIncidentalTitle, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
 import { escapeRegExp } from '../../core/text.js';
 
 export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'unresolved'; reason: string };
@@ -34,6 +34,8 @@ interface Ranked {
   readonly relevance: number;
   /** Subject words its title carries. */
   readonly overlap: number;
+  /** Words of the option's help text its title carries (`spawns … at once` for "how many processes run at once"). */
+  readonly helpOverlap: number;
 }
 
 const TRIES = 8;
@@ -67,6 +69,7 @@ export function findFocusedTests(
   const files = candidateFiles(ctx, mention);
   const ranked: Ranked[] = [];
   const key = words(spellings.identifiers[0]!);
+  const help = subject.kind === 'cli_option' || subject.kind === 'configuration_key' ? helpWords(ctx, primary, key) : new Set<string>();
   for (const path of files) {
     const file = ctx.parsed(path);
     if (!file) continue;
@@ -115,6 +118,7 @@ export function findFocusedTests(
         relevance,
         // One word of a title ties a test to a one-word option no more than its name does (see `score`).
         overlap: key.length > 1 && !incidental ? titleOverlap(title, key) : 0,
+        helpOverlap: [...contentWords(test.name)].filter((w) => help.has(w)).length,
       });
     }
   }
@@ -129,6 +133,7 @@ export function findFocusedTests(
       Number(b.namedExactly) - Number(a.namedExactly) ||
       Number(b.dedicatedFile) - Number(a.dedicatedFile) ||
       b.overlap - a.overlap ||
+      b.helpOverlap - a.helpOverlap ||
       a.otherOptions - b.otherOptions ||
       siblingOrder(a.test, b.test) ||
       a.lines - b.lines ||

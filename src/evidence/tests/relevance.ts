@@ -53,6 +53,46 @@ export function titleOverlap(titleWords: readonly string[], subjectWords: readon
   return subjectWords.filter((s) => s.length >= 3 && titleWords.some((t) => t.length >= 3 && (t.startsWith(s) || s.startsWith(t)))).length;
 }
 
+/** Words too common in help texts and test titles to tie one to the other. */
+const HELP_STOPWORDS = new Set([
+  'about', 'after', 'also', 'before', 'being', 'both', 'default', 'does', 'each', 'either', 'enable', 'enabled', 'every', 'false',
+  'flag', 'from', 'given', 'have', 'into', 'made', 'many', 'more', 'most', 'must', 'none', 'only', 'option', 'other', 'same',
+  'should', 'some', 'such', 'than', 'that', 'their', 'them', 'then', 'there', 'these', 'they', 'this', 'true', 'used', 'uses',
+  'using', 'value', 'when', 'which', 'will', 'with', 'without', 'works', 'your',
+]);
+
+/** A help text's or title's content words, crudely singular (`spawns` / `spawn`, `processes` / `process`). */
+export function contentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of text.toLowerCase().split(/[^a-z]+/)) {
+    if (raw.length < 4 || HELP_STOPWORDS.has(raw)) continue;
+    out.add(raw.length > 4 ? raw.replace(/ies$/, 'y').replace(/(?<=[sxz]|ch|sh)es$|(?<!s)s$/, '') : raw);
+  }
+  return out;
+}
+
+const COMMENT_LINE = /^\s*(\/\/|#(?!\[)|\*|\/\*)/;
+
+/**
+ * The words of the option's help text: the prose in its declaration — string literals of more than one
+ * word (`describe: 'How many processes should run at once'`; `requires = "command_or_file"` names another
+ * argument) and comment lines (a clap field's `///` doc comment), in it or right above it — without the
+ * option's own name words.
+ */
+export function helpWords(ctx: AnalysisContext, declaration: Location | null, nameWords: readonly string[]): Set<string> {
+  const text = declaration ? ctx.read(declaration.path) : null;
+  if (!declaration || text === null) return new Set();
+  const lines = text.split('\n');
+  let first = declaration.start_line - 1;
+  while (first > 0 && COMMENT_LINE.test(lines[first - 1] ?? '')) first--;
+  const range = lines.slice(first, declaration.end_line);
+  const comments = range.filter((l) => COMMENT_LINE.test(l)).join(' ');
+  const literals = [...range.filter((l) => !COMMENT_LINE.test(l)).join('\n').matchAll(/(["'`])((?:\\.|(?!\1)[^\\])*)\1/g)].map((m) => m[2] ?? '').filter((l) => /\S\s+\S/.test(l));
+  const out = contentWords(`${comments} ${literals.join(' ')}`);
+  for (const w of contentWords(nameWords.join(' '))) out.delete(w);
+  return out;
+}
+
 /** The smallest function or method enclosing the behaviour site: calling it exercises the behaviour. */
 export function behaviourFunction(ctx: AnalysisContext, site: Location | null): string | null {
   const fn = site ? enclosingDefinition(ctx, site.path, site.start_line)?.symbol : null;

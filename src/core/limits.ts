@@ -286,6 +286,11 @@ export const TEST_FINDER = {
   maxCandidateFiles: 64,
   /** Depth of `mod` declarations followed from a Cargo test target's root file. */
   maxModuleDepth: 6,
+  /**
+   * Distinct `--options` a test's body spells from which it is taken for a listing of the program's
+   * options (its `--help` output), which names the subject without passing it.
+   */
+  helpListingOptions: 10,
 } as const;
 
 export const STATIC_LOCATE = {

@@ -18,11 +18,17 @@ function optionPatterns(o: OptionName): string[] {
   if (o.long) {
     const long = escapeRegExp(o.long);
     const field = escapeRegExp(o.long.replace(/-/g, '_'));
-    return [`["'\`](--)?${long}${NOT_NAME}`, `--${long}${NOT_NAME}`, `(^|[^A-Za-z0-9_])${field}[[:space:]]*:`];
+    return [`["'\`](--)?${long}${NOT_NAME}`, `--${long}${NOT_NAME}`, keyPattern(field)];
   }
   const short = escapeRegExp(o.short!);
   return [`["'\`]-?${short}["'\`,]`, `["'\`]-${short}[ ,]`, `short[[:space:]]*[=(:][[:space:]]*['"]${short}['"]`];
 }
+
+/** `release-draft` → `releaseDraft`. */
+const camelName = (long: string): string => long.replace(/-([A-Za-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** `name:` as a key of a table or record. */
+const keyPattern = (escapedName: string): string => `(^|[^A-Za-z0-9_])${escapedName}[[:space:]]*:`;
 
 function declares(o: OptionName, d: OptionDeclaration): boolean {
   if (o.long) return d.longs.some((l) => normalized(l) === normalized(o.long!));
@@ -65,7 +71,7 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
   // one superset search answers it (evidence/grep-derive.ts).
   const spelled = o.long ? [o.long, o.long.replace(/-/g, '_')] : undefined;
   const discovery = discover(ctx, optionPatterns(o), { regex: true, ...(spelled ? { literals: spelled } : {}) }, false);
-  const declared: Candidate[] = discovery.files.flatMap((path) => {
+  const declaredIn = (files: readonly string[]): Candidate[] => files.flatMap((path) => {
     return (ctx.facts(path)?.options ?? [])
       .filter((d) => declares(o, d))
       .map((d) =>
@@ -78,6 +84,15 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
         }),
       );
   });
+  let declared = declaredIn(discovery.files);
+  // A table keyed by the option's camelCase name (meow's `flags: { releaseDraft: { type: 'boolean' } }`)
+  // need not spell the flag anywhere; searched for only then, since records spell such keys everywhere.
+  const camel = o.long && o.long.includes('-') ? camelName(o.long) : null;
+  if (camel && !declared.some((c) => !c.inTest)) {
+    const keyed = discover(ctx, [keyPattern(escapeRegExp(camel))], { regex: true, literals: [camel] }, false);
+    const seen = new Set(discovery.files);
+    declared = [...declared, ...declaredIn(keyed.files.filter((f) => !seen.has(f)))];
+  }
   const literals = (): Candidate[] =>
     literalCandidates(ctx, discovery, {
       values: o.long ? [o.long, `--${o.long}`] : [`-${o.short}`],

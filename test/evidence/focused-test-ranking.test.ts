@@ -22,6 +22,64 @@ import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const repo = fixtureRepos();
 
+// An ava suite (`test.serial`, `--match`) with a `--help` snapshot that lists every option.
+const JS_RELEASE: Files = {
+  'package.json': `${JSON.stringify({ name: 'release', type: 'module', scripts: { test: 'xo && ava' }, dependencies: { meow: '^13.0.0' }, devDependencies: { ava: '^6.0.0' } }, null, 2)}\n`,
+  'source/cli.js': lines(
+    "import meow from 'meow';",
+    "import { publish } from './publish.js';",
+    '',
+    "const cli = meow('Usage: release', {",
+    '  importMeta: import.meta,',
+    '  flags: {',
+    "    anyBranch: { type: 'boolean' },",
+    '  },',
+    '});',
+    'publish(cli.flags);',
+  ),
+  'source/publish.js': lines(
+    'export function publish(options) {',
+    '  if (options.anyBranch) {',
+    "    return 'any branch';",
+    '  }',
+    "  return 'main only';",
+    '}',
+  ),
+  'test/cli.js': lines(
+    "import test from 'ava';",
+    "import { execa } from 'execa';",
+    '',
+    "test('flags: --help', async t => {",
+    "  const { stdout } = await execa('./source/cli.js', ['--help']);",
+    '  t.true(stdout.includes([',
+    "    '--any-branch  Publish from any branch',",
+    "    '--branch      Release branch',",
+    "    '--cleanup     Remove node_modules',",
+    "    '--tests       Run the tests',",
+    "    '--yolo        Skip cleanup and tests',",
+    "    '--publish     Publish',",
+    "    '--tag         Publish under a tag',",
+    "    '--contents    Subdirectory to publish',",
+    "    '--no-2fa      Skip two-factor prompts',",
+    "    '--message     Version commit message',",
+    "  ].join('\\n')));",
+    '});',
+  ),
+  'test/publish.js': lines(
+    "import test from 'ava';",
+    "import { publish } from '../source/publish.js';",
+    '',
+    "test.serial('publishes from a feature branch when anyBranch is set', t => {",
+    "  t.is(publish({ anyBranch: true }), 'any branch');",
+    '});',
+    '',
+    "test.skip('publishes twice', t => {",
+    "  t.is(publish({ anyBranch: true }), 'any branch');",
+    '});',
+  ),
+};
+
+
 // Two tests call the behaviour with the option set, alike in every sign; the option's help text says
 // what the second one's title says.
 const TS_JOBS: Files = {
@@ -642,6 +700,13 @@ describe('focused tests ranked by how directly they exercise the behaviour site'
     const n = need('--squeeze-spaces');
     const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
     expect(out.proposals.map((p) => p.predicate)).not.toContain('focused_tests');
+  });
+
+  it('runs an ava test (`test.serial`) by its title, and takes a `--help` listing of every option for no test of one (JavaScript)', async () => {
+    const { root, n, plan } = await focused(JS_RELEASE, '--any-branch');
+    expect(chosen(plan)).toBe('test/publish.js publishes from a feature branch when anyBranch is set');
+    expect(plan.argv).toEqual(['npx', 'ava', 'test/publish.js', '--match', 'publishes from a feature branch when anyBranch is set']);
+    expect(verdict(root, n, plan)).toBe('ok');
   });
 
   it("breaks a tie by the words of the option's help text the title carries (TypeScript, yargs)", async () => {

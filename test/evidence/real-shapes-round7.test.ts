@@ -423,3 +423,42 @@ describe("a hand-written parser's else-if chain", () => {
     expect(dir.steps.find((s) => s.role === 'consumer' && s.location.path === 'lib/dir.js')?.location).toMatchObject({ start_line: 3, end_line: 7 });
   });
 });
+
+const JS_PUBLISH: Files = {
+  'package.json': lines('{ "name": "publish", "type": "module" }'),
+  'source/cli.js': lines(
+    "import meow from 'meow';", //                                       1
+    '', //                                                               2
+    'const cli = meow(`', //                                             3
+    '  Options', //                                                      4
+    '    --no-release-draft    Skip the release draft', //               5
+    '    --release-draft-only  Only open the release draft', //          6
+    '`, {', //                                                           7
+    '  importMeta: import.meta,', //                                     8
+    '  flags: {', //                                                     9
+    '    releaseDraft: {', //                                            10
+    "      type: 'boolean',", //                                         11
+    '    },', //                                                         12
+    '    releaseDraftOnly: {', //                                        13
+    "      type: 'boolean',", //                                         14
+    "      shortFlag: 'o',", //                                          15
+    '    },', //                                                         16
+    '  },', //                                                           17
+    '});', //                                                            18
+    '', //                                                               19
+    'console.log(cli.flags.releaseDraft, cli.flags.releaseDraftOnly);', // 20
+  ),
+};
+
+describe("meow's flags table", () => {
+  it('declares a camelCase key as its dashed flag, found even where no text spells the flag itself', () => {
+    const { ctx } = repo(JS_PUBLISH);
+    // The help text spells only `--no-release-draft` and `--release-draft-only`.
+    const draft = locateImplementation(ctx, { kind: 'cli_option', name: '--release-draft' });
+    expect(draft.kind === 'found' && draft.payload.locations.find((l) => l.role === 'primary')).toMatchObject({ path: 'source/cli.js', start_line: 10, end_line: 12 });
+    const only = locateImplementation(ctx, { kind: 'cli_option', name: '--release-draft-only' });
+    expect(only.kind === 'found' && only.payload.locations.find((l) => l.role === 'primary')).toMatchObject({ start_line: 13, end_line: 16 });
+    const short = locateImplementation(ctx, { kind: 'cli_option', name: '-o' });
+    expect(short.kind === 'found' && short.payload.locations.find((l) => l.role === 'primary')).toMatchObject({ start_line: 13 });
+  });
+});

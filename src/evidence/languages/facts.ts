@@ -49,6 +49,7 @@ export type OptionFramework =
   | 'commander'
   | 'yargs'
   | 'node-parseargs'
+  | 'meow'
   | 'arg'
   | 'go-flag'
   | 'go-switch';

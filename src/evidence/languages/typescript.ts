@@ -207,12 +207,28 @@ function optionCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, inTest: 
   return { framework: 'yargs', longs, shorts, carrier: camel(spec), inTest, ...chainedSpan(call, fn) };
 }
 
-/** `parseArgs({ options: { 'dry-run': { type: 'boolean', short: 'n' } } })` */
+/**
+ * A table of typed options: `parseArgs({ options: { 'dry-run': { type: 'boolean', short: 'n' } } })`
+ * (the key is the flag as written), and meow's `meow(help, { flags: { anyBranch: { type: 'boolean',
+ * shortFlag: 'a' } } })` (a camelCase key is the dashed flag `--any-branch`).
+ */
 function parseArgsOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTest: boolean): OptionDeclaration | null {
   const type = objectStrings(value, 'type')[0];
   const holder = pair.parent?.parent;
-  if ((type !== 'boolean' && type !== 'string') || holder?.type !== 'pair' || holder.childForFieldName('key')?.text !== 'options') return null;
-  return { framework: 'node-parseargs', longs: [key], shorts: objectStrings(value, 'short'), carrier: key, inTest, ...spanOf(pair) };
+  const table = holder?.type === 'pair' ? holder.childForFieldName('key')?.text : null;
+  if (type !== 'boolean' && type !== 'string' && type !== 'number') return null;
+  if (table === 'options' && type !== 'number') return { framework: 'node-parseargs', longs: [key], shorts: objectStrings(value, 'short'), carrier: key, inTest, ...spanOf(pair) };
+  if (table !== 'flags' || !/^[A-Za-z][\w-]*$/.test(key)) return null;
+  const aliases = [...objectStrings(value, 'aliases'), ...objectStrings(value, 'alias')];
+  const dashed = key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+  return {
+    framework: 'meow',
+    longs: [...new Set([dashed, ...aliases.filter((a) => a.length > 1)])],
+    shorts: [...objectStrings(value, 'shortFlag'), ...aliases.filter((a) => a.length === 1)],
+    carrier: key,
+    inTest,
+    ...spanOf(pair),
+  };
 }
 
 /**

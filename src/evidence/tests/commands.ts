@@ -55,7 +55,7 @@ function cargoCommand(ctx: AnalysisContext, test: TestCase): CommandResult {
   };
 }
 
-type JsRunner = 'vitest' | 'jest' | 'mocha' | 'node';
+type JsRunner = 'vitest' | 'jest' | 'mocha' | 'ava' | 'node';
 
 function jsRunnerOf(pkgText: string): JsRunner | null {
   let pkg: { dependencies?: unknown; devDependencies?: unknown; scripts?: unknown };
@@ -66,7 +66,7 @@ function jsRunnerOf(pkgText: string): JsRunner | null {
   }
   const names = new Set([...Object.keys(asRecord(pkg.dependencies)), ...Object.keys(asRecord(pkg.devDependencies))]);
   const scripts = Object.values(asRecord(pkg.scripts)).join('\n');
-  for (const runner of ['vitest', 'jest', 'mocha'] as const) {
+  for (const runner of ['vitest', 'jest', 'mocha', 'ava'] as const) {
     if (names.has(runner) || new RegExp(`\\b${runner}\\b`).test(scripts)) return runner;
   }
   return /\bnode\s+(--[\w-]+\s+)*--test\b/.test(scripts) ? 'node' : null;
@@ -91,13 +91,17 @@ function jsCommand(ctx: AnalysisContext, test: TestCase): CommandResult {
   }
   const testText = ctx.read(test.path) ?? '';
   if (!found && /['"]node:test['"]/.test(testText)) found = { dir: dirs[0]!, runner: 'node' };
-  if (!found) return unresolved(`no vitest, jest, mocha or node --test setup found in package.json above ${test.path}`);
+  if (!found) return unresolved(`no vitest, jest, mocha, ava or node --test setup found in package.json above ${test.path}`);
   const file = relativeTo(found.dir, test.path);
   const fullName = escapeRegExp([...test.scopes, test.name].join(' '));
+  // ava's --match takes the whole title, where `*` is a wildcard and a leading `!` negates: such a title has no exact selector.
+  if (found.runner === 'ava' && (test.name.includes('*') || test.name.startsWith('!') || test.scopes.length > 0))
+    return unresolved(`ava cannot select the test titled ${JSON.stringify(test.name)} exactly`);
   const argv: Record<JsRunner, string[]> = {
     vitest: ['npx', 'vitest', 'run', file, '-t', fullName],
     jest: ['npx', 'jest', file, '-t', fullName],
     mocha: ['npx', 'mocha', file, '--grep', fullName],
+    ava: ['npx', 'ava', file, '--match', test.name],
     // node's runner filters each test by its own name.
     node: ['node', '--test', '--test-name-pattern', escapeRegExp(test.name), file],
   };

@@ -21,7 +21,8 @@ export interface TestCase {
   readonly body: string;
 }
 
-const JS_TEST_CALLEE = /^(it|test)(\.(only|concurrent|sequential))?$/;
+// `test.serial` and `test.failing` are ava's; `skip` and `todo` never run, so they are no focused test.
+const JS_TEST_CALLEE = /^(it|test)(\.(only|concurrent|sequential|serial|failing))?$/;
 const JS_SUITE_CALLEE = /^(describe|suite)(\.(only|concurrent|sequential))?$/;
 const GO_TEST_NAME = /^Test([A-Z0-9_]|$)/;
 const RUST_TEST_MACRO = /^\w*test$/;

@@ -78,7 +78,8 @@ export function findFocusedTests(
     for (const test of testsInFile(file)) {
       const body = effectiveBody(file, test);
       effective.set(test, body);
-      const passesOption = optionArg?.test(body) ?? false;
+      // A help text lists every option (`--any-branch  Allow publishing from any branch`): spelling it there passes nothing.
+      const passesOption = (optionArg?.test(body) ?? false) && distinctOptions(body) < TEST_FINDER.helpListingOptions;
       // An option's test passes it or touches its carrier; `r.height` in a renderer test is another `height`.
       const mentioned = carrierUse ? passesOption || carrierUse.test(body) : mention.positions(body).length > 0;
       // Spelling the subject itself ties a test to it more surely than a name the value was copied into. A

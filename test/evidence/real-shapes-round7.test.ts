@@ -13,7 +13,12 @@
 // | optNoSort`), cited when nothing else shows a conversion. A read in the
 // condition itself (`if parsed_args.get("system_site_packages"):`) decides
 // the branch; argparse's `action="store_true"` defaults to False; a `for`
-// over the value uses it.
+// over the value uses it. yargs' `.options({ … })` table and meow's `flags`
+// table declare options; a help group listing option names returns the parser,
+// and a `default` key is a default, not a field to follow. A hand-written
+// parser (`if (arg === '--x') … else if`, Go's `case "--x":`) is where the
+// value enters: its branch is cited alone, what it assigns is the producer —
+// and an `if`'s initializer is not guarded by its condition.
 import { describe, expect, it } from 'vitest';
 import type { Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
@@ -460,5 +465,82 @@ describe("meow's flags table", () => {
     expect(only.kind === 'found' && only.payload.locations.find((l) => l.role === 'primary')).toMatchObject({ start_line: 13, end_line: 16 });
     const short = locateImplementation(ctx, { kind: 'cli_option', name: '-o' });
     expect(short.kind === 'found' && short.payload.locations.find((l) => l.role === 'primary')).toMatchObject({ start_line: 13 });
+  });
+});
+
+const GO_SWITCH: Files = {
+  'go.mod': lines('module example.com/pick', '', 'go 1.21'),
+  'main.go': lines(
+    'package main', //                                                   1
+    '', //                                                               2
+    'import (', //                                                       3
+    '\t"fmt"', //                                                        4
+    '\t"os"', //                                                         5
+    ')', //                                                              6
+    '', //                                                               7
+    'type Options struct {', //                                          8
+    '\tTac bool', //                                                     9
+    '}', //                                                              10
+    '', //                                                               11
+    'func parse(args []string) Options {', //                            12
+    '\topts := Options{}', //                                            13
+    '\tfor _, arg := range args {', //                                   14
+    '\t\tswitch arg {', //                                               15
+    '\t\tcase "--tac":', //                                              16
+    '\t\t\topts.Tac = true', //                                          17
+    '\t\tcase "--no-tac":', //                                           18
+    '\t\t\topts.Tac = false', //                                         19
+    '\t\t}', //                                                          20
+    '\t}', //                                                            21
+    '\treturn opts', //                                                  22
+    '}', //                                                              23
+    '', //                                                               24
+    'func main() {', //                                                  25
+    '\topts := parse(os.Args[1:])', //                                   26
+    '\tif opts.Tac {', //                                                27
+    '\t\tfmt.Println("reversed")', //                                    28
+    '\t}', //                                                            29
+    '}', //                                                              30
+  ),
+};
+
+describe("a hand-written parser's switch", () => {
+  it("takes what an option's case assigns as where the value enters, not the case as a decision", () => {
+    const { ctx } = repo(GO_SWITCH);
+    const tac = traced(ctx, { kind: 'cli_option', name: '--tac' }, at('main.go', 16));
+    expect(tac.steps.find((s) => s.location.start_line === 17)).toMatchObject({ role: 'producer', description: '`--tac` given: `opts.Tac = true` in `parse`' });
+    expect(roles(tac)).not.toContain('consumer main.go:16');
+    expect(roles(tac)).toContain('consumer main.go:27');
+  });
+
+  it("does not take an `if`'s initializer for what its condition guards (Go)", () => {
+    const { ctx } = repo({
+      'go.mod': lines('module example.com/depth', '', 'go 1.21'),
+      'main.go': lines(
+        'package main', //                                                        1
+        '', //                                                                    2
+        'import "strconv"', //                                                    3
+        '', //                                                                    4
+        'type Options struct{ Depth int }', //                                    5
+        '', //                                                                    6
+        'func parse(args []string) (Options, error) {', //                        7
+        '	opts := Options{Depth: 3}', //                                         8
+        '	var err error', //                                                     9
+        '	for i, arg := range args {', //                                        10
+        '		switch arg {', //                                                    11
+        '		case "--depth":', //                                                 12
+        '			if opts.Depth, err = strconv.Atoi(args[i+1]); err != nil {', //    13
+        '				return opts, err', //                                            14
+        '			}', //                                                             15
+        '		}', //                                                               16
+        '	}', //                                                                 17
+        '	return opts, nil', //                                                  18
+        '}', //                                                                   19
+      ),
+    });
+    const depth = traced(ctx, { kind: 'cli_option', name: '--depth' }, at('main.go', 12));
+    const step = depth.steps.find((s) => s.location.start_line === 13);
+    expect(step?.role).toBe('producer');
+    expect(step?.description).toContain('when the option is given');
   });
 });

@@ -370,7 +370,10 @@ export class Classifier implements ClassifierSteps {
     const where = fn ? ` in \`${fn}\`` : '';
     // `if (arg === '--exitcrash') { options.exitCrash = true }`: a hand-written parser recognises the
     // option by its name; what the branch assigns is where the option's value enters.
-    const parsed = word === 'if' && this.comparedAsName(start) ? this.branchAssignment(node, true) : null;
+    // `case "--tac": opts.Tac = true` compares the name with the switch's subject the same way.
+    const caseValue = word === 'switch' ? node.childForFieldName('value') : null;
+    const named = (word === 'if' && this.comparedAsName(start)) || (caseValue !== null && this.s.strings.has(start.type) && within(start, caseValue));
+    const parsed = named ? this.branchAssignment(node, true) : null;
     if (parsed) {
       const [t, v] = this.s.bindings[parsed.type]!;
       const target = parsed.childForFieldName(t);
@@ -397,12 +400,7 @@ export class Classifier implements ClassifierSteps {
 
   /** The first assignment among the statements an `if` runs when its condition holds (not nested deeper). */
   private branchAssignment(branch: SyntaxNode, spelled = false): SyntaxNode | null {
-    const body = branch.childForFieldName('consequence') ?? branch.childForFieldName('body');
-    if (!body) return null;
-    // Go's block holds a statement_list; Python's and JavaScript's hold the statements themselves.
-    const list = body.namedChildren.length === 1 && body.namedChildren[0]?.type === 'statement_list' ? body.namedChildren[0] : body;
-    const statements = this.s.bindings[body.type] ? [body] : list.namedChildren;
-    for (const st of statements) {
+    for (const st of this.branchStatements(branch)) {
       if (!st || this.s.comments.has(st.type)) continue;
       const inner = st.type === 'expression_statement' ? (st.namedChildren[0] ?? null) : st;
       if (inner && this.s.bindings[inner.type] && (spelled || !this.spellings.mentions(inner.text))) return inner;
@@ -451,6 +449,17 @@ export class Classifier implements ClassifierSteps {
     const local = one?.type === 'identifier' || one?.type === 'expression_list' || one?.type === 'pattern_list';
     const scope = local ? bindingScope(this.family, n, hopName) : null;
     return { name: hopName, scope, origin: n, global: local && scope === null };
+  }
+
+  /** The statements a branch runs when its condition holds: an `if`'s consequence, a `case`'s own statements. */
+  private branchStatements(branch: SyntaxNode): readonly (SyntaxNode | null)[] {
+    const value = branch.childForFieldName('value');
+    // Go's block and case hold a statement_list; Python's and JavaScript's hold the statements themselves.
+    const flat = (n: SyntaxNode): (SyntaxNode | null)[] => n.namedChildren.flatMap((c) => (c?.type === 'statement_list' ? c.namedChildren : [c]));
+    if (value && branchWord(branch.type) === 'switch') return flat(branch).filter((c) => c !== null && !within(c, value) && !within(value, c));
+    const body = branch.childForFieldName('consequence') ?? branch.childForFieldName('body');
+    if (!body) return [];
+    return this.s.bindings[body.type] ? [body] : flat(body);
   }
 
   /**

@@ -78,6 +78,8 @@ export function overrideCondition(family: Family, n: SyntaxNode): SyntaxNode | n
   let prev = n;
   for (let p = n.parent; p; prev = p, p = p.parent) {
     if (s.functions.has(p.type)) return null;
+    // Go's `if x, err = parse(); err != nil {`: the initializer runs whatever the condition says.
+    if (p.childForFieldName('initializer')?.equals(prev)) continue;
     const cond = branchCondition(family, p);
     if (cond && !within(prev, cond)) return cond;
   }

@@ -17,12 +17,10 @@
 // method called on the value as a statement of its own (`directory.mkdir()`)
 // acts on it — a consumer, not an unaccounted line.
 import { describe, expect, it } from 'vitest';
-import type { Location, RuntimeFlow } from '../../src/core/contracts.js';
-import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
+import type { Location } from '../../src/core/contracts.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
-import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
-import { validateProposal } from '../../src/validate/validate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
+import { flowVerdict } from './fixtures/flow-verdict.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 
@@ -75,12 +73,6 @@ const TS_CHIME: Files = {
 
 const repo = fixtureRepos();
 
-/** The validator's verdict on a traced flow for `subject`, read from the fixture's bytes: 'ok' or its reasons. */
-function flowVerdict(root: string, subject: { readonly kind: 'cli_option' | 'configuration_key'; readonly name: string }, payload: RuntimeFlow): string {
-  const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: `trace ${subject.name}` }, lineageDigest(['0'.repeat(40)]));
-  const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload });
-  return verdict.ok ? 'ok' : verdict.reasons.join('; ');
-}
 const subject = { kind: 'configuration_key', name: 'CHIME_QUIET_BELL' } as const;
 const primary: Location = { role: 'primary', path: 'src/settings.ts', symbol: null, start_line: 16, end_line: 17 };
 

@@ -21,25 +21,17 @@
 // and an `if`'s initializer is not guarded by its condition.
 import { describe, expect, it } from 'vitest';
 import type { Location, RuntimeFlow } from '../../src/core/contracts.js';
-import { compileNeed, DEFAULT_WORLD, lineageDigest } from '../../src/core/need.js';
 import { identifierSpellings } from '../../src/core/semantic.js';
 import { traceFlow } from '../../src/evidence/flow/trace.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
-import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
-import { validateProposal } from '../../src/validate/validate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
+import { flowVerdict, type ValueSubject } from './fixtures/flow-verdict.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const repo = fixtureRepos();
 
-type Subject = { readonly kind: 'cli_option' | 'configuration_key'; readonly name: string };
+type Subject = ValueSubject;
 
-/** The validator's verdict on a traced flow for `subject`, read from the fixture's bytes: 'ok' or its reasons. */
-function flowVerdict(root: string, subject: Subject, payload: RuntimeFlow): string {
-  const need = compileNeed({ route: 'trace.state-flow', subject, required: [], preferred: [], world: DEFAULT_WORLD, task: `trace ${subject.name}` }, lineageDigest(['0'.repeat(40)]));
-  const verdict = validateProposal(new SnapshotReader(root), need, need.required, { predicate: 'runtime_flow', payload });
-  return verdict.ok ? 'ok' : verdict.reasons.join('; ');
-}
 
 /** `role path:line` for each step, in flow order. */
 const roles = (flow: RuntimeFlow): string[] => flow.steps.map((s) => `${s.role} ${s.location.path}:${s.location.start_line}`);

@@ -18,7 +18,9 @@
 // and a `default` key is a default, not a field to follow. A hand-written
 // parser (`if (arg === '--x') … else if`, Go's `case "--x":`) is where the
 // value enters: its branch is cited alone, what it assigns is the producer —
-// and an `if`'s initializer is not guarded by its condition.
+// and an `if`'s initializer is not guarded by its condition. An environment
+// read handed straight to a call (`int(os.environ.get(…))`,
+// `splitWords(os.Getenv(…))`) is followed into the callee or its result.
 import { describe, expect, it } from 'vitest';
 import type { Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { identifierSpellings } from '../../src/core/semantic.js';
@@ -534,5 +536,59 @@ describe("a hand-written parser's switch", () => {
     const step = depth.steps.find((s) => s.location.start_line === 13);
     expect(step?.role).toBe('producer');
     expect(step?.description).toContain('when the option is given');
+  });
+});
+
+describe('an environment read handed straight to a call', () => {
+  it("follows the read into a repository function's parameter and on into its callers' result (Go)", () => {
+    const { ctx } = repo({
+      'go.mod': lines('module example.com/words', '', 'go 1.21'),
+      'main.go': lines(
+        'package main', //                                              1
+        '', //                                                          2
+        'import (', //                                                  3
+        '\t"fmt"', //                                                   4
+        '\t"os"', //                                                    5
+        '\t"strings"', //                                               6
+        ')', //                                                         7
+        '', //                                                          8
+        'func splitWords(str string) ([]string, error) {', //           9
+        '\treturn strings.Fields(str), nil', //                         10
+        '}', //                                                         11
+        '', //                                                          12
+        'func main() {', //                                             13
+        '\twords, err := splitWords(os.Getenv("PICK_DEFAULT_OPTS"))', // 14
+        '\tif err == nil && len(words) > 0 {', //                       15
+        '\t\tfmt.Println(words)', //                                    16
+        '\t}', //                                                       17
+        '}', //                                                         18
+      ),
+    });
+    const flow = traced(ctx, { kind: 'configuration_key', name: 'PICK_DEFAULT_OPTS' }, at('main.go', 14));
+    const steps = roles(flow);
+    expect(steps).toContain('producer main.go:14');
+    expect(steps).toContain('carrier main.go:9');
+    expect(steps).toContain('consumer main.go:15');
+  });
+
+  it('takes the conversion as the transformation and follows the converted value (Python)', () => {
+    const { ctx } = repo({
+      'pyproject.toml': lines('[project]', 'name = "pick"'),
+      'pick/__init__.py': '',
+      'pick/limits.py': lines(
+        'import os', //                                                 1
+        '', //                                                          2
+        '', //                                                          3
+        'def first(items):', //                                         4
+        '    limit = int(os.environ.get("PICK_LIMIT", "3"))', //        5
+        '    if len(items) > limit:', //                                6
+        '        return items[:limit]', //                              7
+        '    return items', //                                          8
+      ),
+    });
+    const flow = traced(ctx, { kind: 'configuration_key', name: 'PICK_LIMIT' }, at('pick/limits.py', 5));
+    const steps = roles(flow);
+    expect(steps).toContain('producer pick/limits.py:5');
+    expect(steps).toContain('consumer pick/limits.py:6');
   });
 });

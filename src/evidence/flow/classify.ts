@@ -202,7 +202,9 @@ export class Classifier implements ClassifierSteps {
     if (pendingCall) {
       const callee = calleeName(pendingCall, this.s.calls[pendingCall.type]![0]);
       // `return load(path)`: what the callee makes of the value is also what this function returns.
-      const returned = pendingCall.parent && (this.s.returns.has(pendingCall.parent.type) || (this.family === 'rust' && isTailExpression(pendingCall)));
+      // (Go returns an expression_list: `return parser.Parse(str)`.)
+      const holder = pendingCall.parent?.type === 'expression_list' ? pendingCall.parent.parent : pendingCall.parent;
+      const returned = holder && (this.s.returns.has(holder.type) || (this.family === 'rust' && isTailExpression(pendingCall)));
       return {
         ...this.step('transformation', pendingCall, `\`${snippet(referenceText(start), 60)}\` passed to \`${callee}\``),
         passedTo: callee,

@@ -59,6 +59,28 @@ export class ProducerRules {
     return { ...verdict, also: [...(verdict.also ?? []), { role: 'precedence', node: defaulting, description: `\`${callee}\` ${what} when nothing is read` }] };
   }
 
+  /**
+   * `words, err := parseShellWords(os.Getenv("FZF_DEFAULT_OPTS"))`, `int(os.environ.get("N", "3"))`: the
+   * read value is handed to a call at once, which converts it; the trace goes on into the callee's
+   * parameter (a function of the repository) or into the binding that keeps its result.
+   */
+  private handedOn(verdict: Verdict, outer: SyntaxNode): Verdict {
+    if (verdict.kind !== 'step') return verdict;
+    const callee = calleeName(outer, this.s.calls[outer.type]![0]);
+    let resultHop: Hop | undefined;
+    let prev = outer;
+    for (let p = outer.parent; p && !this.s.containers.has(p.type); prev = p, p = p.parent) {
+      const shape = this.s.bindings[p.type];
+      if (!shape) continue;
+      const value = p.childForFieldName(shape[1]);
+      const target = single(p.childForFieldName(shape[0]), value);
+      if (target && value && within(prev, value)) resultHop = hopTo(this.family, this.spellings, target, p);
+      break;
+    }
+    const also = [...(verdict.also ?? []), { role: 'transformation' as const, node: outer, description: `the value read is passed to \`${callee}\`` }];
+    return { ...verdict, also, passedTo: callee, argumentCall: outer, resultHop };
+  }
+
   /** The innermost call made on the value `call` produced (its receiver, possibly through `?` or `.await`), when it supplies a default. */
   private defaultingReceiverCall(call: SyntaxNode): SyntaxNode | null {
     let prev = call;
@@ -98,7 +120,7 @@ export class ProducerRules {
         // `flags.BoolVar(&opts.quiet, "quiet", truthy(lookEnv("APP_QUIET")), …)`: the default lands in the flag's destination.
         const binding = enclosingFlagBinding(this.family, n, this.s.containers);
         const bound = binding ? flagDestination(this.family, binding) : null;
-        if (!binding || !bound || within(call, bound)) return verdict;
+        if (!binding || !bound || within(call, bound)) return ENV_READ.test(call.text) && !names ? this.handedOn(verdict, n) : verdict;
         const flag = this.flagLabel(binding);
         const also = [{ role: 'precedence' as const, node: binding, description: `flag ${flag} overrides the default read here` }];
         return { ...verdict, hop: this.destinationHop(bound, binding), also };

@@ -17,7 +17,6 @@ import {
   isClassBodyStatement,
   branchCondition,
   enclosingFunctionName,
-  descendants,
   enclosingRecordName,
   isPlainParameter,
   recordHeader,
@@ -384,7 +383,7 @@ export class Classifier implements ClassifierSteps {
       const hop = target && value ? this.bindingHop(parsed, target, value, start) : undefined;
       return hop ? { ...verdict, hop } : verdict;
     }
-    const converted = this.branchConversion(node, start);
+    const converted = word === 'if' ? this.branchConversion(node, start, where) : null;
     // `const passes = cfg.multipass ? 10 : 1`: what the value decided lives on in `passes`.
     return { ...this.step('consumer', node, `\`${snippet(referenceText(start), 60)}\` decides the \`${word}\`${where}`), hop: derivedHop(hopToBinding(this.family, this.spellings, node)), also: converted ? [converted] : undefined };
   }
@@ -393,11 +392,9 @@ export class Classifier implements ClassifierSteps {
    * `if noSortFlag { opts = opts | optNoSort }`: the branch turns the value into another setting — its
    * conversion. Recorded, not followed: the target is usually a widely used name of its own.
    */
-  private branchConversion(branch: SyntaxNode, start: SyntaxNode): AlsoStep | null {
-    const node = branch.type === 'let_condition' && branch.parent ? branch.parent : branch;
-    const converted = branchWord(node.type) === 'if' ? this.branchAssignment(node) : null;
-    const fn = enclosingFunctionName(this.family, node);
-    return converted ? { role: 'transformation', fallback: true, node: converted, description: `\`${snippet(referenceText(start), 60)}\` sets \`${snippet(converted.text, 60)}\`${fn ? ` in \`${fn}\`` : ''}` } : null;
+  private branchConversion(branch: SyntaxNode, start: SyntaxNode, where: string): AlsoStep | null {
+    const converted = this.branchAssignment(branch);
+    return converted ? { role: 'transformation', fallback: true, node: converted, description: `\`${snippet(referenceText(start), 60)}\` sets \`${snippet(converted.text, 60)}\`${where}` } : null;
   }
 
   /** The first assignment among the statements an `if` runs when its condition holds (not nested deeper). */
@@ -478,7 +475,7 @@ export class Classifier implements ClassifierSteps {
 
   /** The condition compares with the option's own name (`arg === '--delay'`). */
   private testsOptionName(cond: SyntaxNode): boolean {
-    return descendants(cond, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d))) !== null;
+    return this.producers.optionLiteral(cond) !== null;
   }
 
   private targetVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, override: SyntaxNode | null, t: string, v: string): Verdict & { kind: 'step' } {

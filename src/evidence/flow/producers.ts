@@ -9,7 +9,7 @@ import type { SyntaxNode } from '../parse/treesitter.js';
 import { MEMBER_TYPES, branchCondition, branchWord, descendants, enclosingFunction, lastName, referenceText, shapes, snippet, within, type Family } from './syntax.js';
 import type { Spellings } from './spellings.js';
 import { declaredFlagDefault, enclosingFlagBinding, flagDefault, flagDestination, single } from './go.js';
-import { hopTo, type Hop } from './hops.js';
+import { hopTo, hopToBinding, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
 import { isTailExpression } from './rust.js';
 import type { Verdict } from './verdict.js';
@@ -67,16 +67,7 @@ export class ProducerRules {
   private handedOn(verdict: Verdict, outer: SyntaxNode): Verdict {
     if (verdict.kind !== 'step') return verdict;
     const callee = calleeName(outer, this.s.calls[outer.type]![0]);
-    let resultHop: Hop | undefined;
-    let prev = outer;
-    for (let p = outer.parent; p && !this.s.containers.has(p.type); prev = p, p = p.parent) {
-      const shape = this.s.bindings[p.type];
-      if (!shape) continue;
-      const value = p.childForFieldName(shape[1]);
-      const target = single(p.childForFieldName(shape[0]), value);
-      if (target && value && within(prev, value)) resultHop = hopTo(this.family, this.spellings, target, p);
-      break;
-    }
+    const resultHop = hopToBinding(this.family, this.spellings, outer);
     const also = [...(verdict.also ?? []), { role: 'transformation' as const, node: outer, description: `the value read is passed to \`${callee}\`` }];
     return { ...verdict, also, passedTo: callee, argumentCall: outer, resultHop };
   }
@@ -184,24 +175,26 @@ export class ProducerRules {
     return hopTo(this.family, this.spellings, dest, origin);
   }
 
-  /** A branch this statement sits in the body of: the statement overrides a value under a condition. */
+  /** The first string literal in `n` that names the option or key (`'--dry-run'`, `"APP_TOKEN"`), if any. */
+  optionLiteral(n: SyntaxNode): SyntaxNode | null {
+    return descendants(n, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
+  }
+
   /** Parsing the command line or reading the environment: where a value enters the program. */
   producesValue(n: SyntaxNode): boolean {
-    if (ENV_READ.test(n.text)) return true;
-    const found = descendants(n, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
-    return found !== null;
+    return ENV_READ.test(n.text) || this.optionLiteral(n) !== null;
   }
 
   /** The call names the option (a dashed name, or a name in a list) rather than looking a value up by its key. */
   private namesOption(call: SyntaxNode): boolean {
     if (ENV_READ.test(call.text)) return false;
-    const literal = descendants(call, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
+    const literal = this.optionLiteral(call);
     return literal !== null && (stringContent(literal).includes('-') || /array|list/.test(literal.parent?.type ?? ''));
   }
 
   private producerText(call: SyntaxNode): string {
     const callee = calleeName(call, this.s.calls[call.type]![0]);
-    const literal = descendants(call, (d) => this.s.strings.has(d.type) && this.spellings.isOptionLiteral(stringContent(d)));
+    const literal = this.optionLiteral(call);
     if (!literal) return `value read by \`${callee}\``;
     const content = snippet(stringContent(literal), 60);
     // A dashed name is an option being declared; a bare key is a value being looked up.

@@ -7,7 +7,7 @@
 import type { FlowRole, ImplementationLocation, Location, RuntimeFlow } from '../core/contracts.js';
 import { EVIDENCE } from '../core/limits.js';
 import type { AnalysisContext } from './context.js';
-import { mentions, pathTier } from './candidates.js';
+import { mentions, mentionsInCode, pathTier } from './candidates.js';
 import { mentionSpellings } from './names.js';
 
 /** A function this short is cited whole when it is where the value is used. */
@@ -69,6 +69,8 @@ function behaviourCandidates(ctx: AnalysisContext, subjectName: string, declarat
     });
   const rank = (l: Location): number[] => [
     pathTier(l.path),
+    // `if version is not None:  # Match the usages of required-version` spells the subject in a remark only.
+    mentionsInCode(ctx, l.path, l.start_line, l.end_line, spellings) ? 0 : 1,
     // The parser's own file mostly validates and copies; the behaviour lives where the value is used.
     l.path === declaration.path ? 1 : 0,
   ];

@@ -7,7 +7,7 @@ import { EVIDENCE, STATIC_LOCATE } from '../core/limits.js';
 import { type AnalysisContext, type GrepMatch, type GrepOptions } from './context.js';
 import { isTestPath } from '../core/test-code.js';
 import type { Span } from './languages/index.js';
-import { languageForPath, type SyntaxNode } from './parse/treesitter.js';
+import type { SyntaxNode } from './parse/treesitter.js';
 import { clipUtf8, escapeRegExp } from '../core/text.js';
 import { isPeripheralPath } from './peripheral.js';
 
@@ -85,6 +85,14 @@ export function mentions(ctx: AnalysisContext, path: string, start: number, end:
   return spellings.some((s) => (/^\w+$/.test(s) ? new RegExp(`(^|\\W)${s}(\\W|$)`).test(lines) : lines.includes(s)));
 }
 
+/** Whether the lines spell the subject outside comments (a remark about an option is not where it acts). */
+export function mentionsInCode(ctx: AnalysisContext, path: string, start: number, end: number, spellings: readonly string[]): boolean {
+  const text = ctx.read(path);
+  if (text === null) return false;
+  const code = text.split('\n').slice(start - 1, end).filter((l) => !COMMENT_LINE.test(l)).join('\n');
+  return spellings.some((s) => (/^\w+$/.test(s) ? new RegExp(`(^|\\W)${s}(\\W|$)`).test(code) : code.includes(s)));
+}
+
 export function primaryLocation(ctx: AnalysisContext, c: Candidate): Location {
   const { start, end } = clip(c.span);
   const symbol = c.symbol !== null && mentions(ctx, c.path, start, end, [c.symbol]) ? c.symbol : null;
@@ -154,7 +162,7 @@ export function supportingLocations(ctx: AnalysisContext, primary: Location, q: 
   if (carriers.length === 0) return [];
   const hits = ctx
     .grep(carriers, { word: true, maxMatches: STATIC_LOCATE.maxCandidateMatches })
-    .filter((m) => languageForPath(m.path) !== null && !isTestPath(m.path) && !q.excludePaths?.has(m.path))
+    .filter((m) => ctx.languageOf(m.path) !== null && !isTestPath(m.path) && !q.excludePaths?.has(m.path))
     .filter((m) => !(m.path === primary.path && m.line >= primary.start_line && m.line <= primary.end_line))
     .filter((m) => !IMPORT_LINE.test(m.text) && !COMMENT_LINE.test(m.text))
     .flatMap((m) => {
@@ -281,7 +289,7 @@ export interface Discovery {
 
 /** Candidate files for a subject: only files whose text matches are ever parsed. */
 export function discover(ctx: AnalysisContext, patterns: readonly string[], opts: GrepOptions, allowTest: boolean): Discovery {
-  const matches = ctx.grep(patterns, { ...opts, maxMatches: STATIC_LOCATE.maxCandidateMatches }).filter((m) => languageForPath(m.path) !== null);
+  const matches = ctx.grep(patterns, { ...opts, maxMatches: STATIC_LOCATE.maxCandidateMatches }).filter((m) => ctx.languageOf(m.path) !== null);
   const paths = [...new Set(matches.map((m) => m.path))]
     .filter((p) => allowTest || !isTestPath(p))
     .sort((a, b) => pathTier(a) - pathTier(b) || (a < b ? -1 : a > b ? 1 : 0));

@@ -2,14 +2,14 @@
 // discovery, parsed files, and the observation trace. Every byte the analyzer
 // relies on goes through read(), which records the digest of exactly those
 // bytes, so the resolver can later prove the evidence still holds.
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { blake3, type Digest } from '../core/digest.js';
 import type { ObservedFile } from '../core/worker.js';
 import { gitBytes, LIST_WORKTREE_FILES } from '../repo/git.js';
 import { covers, derive, fixedTest, regexTest, suffixPathspecs, type LineTest, type Superset } from './grep-derive.js';
 import { absentOrThrow } from '../repo/unreadable.js';
-import { languageForPath, parse, type LanguageId, type Tree } from './parse/treesitter.js';
+import { lacksExtension, languageForPath, languageForShebang, parse, type LanguageId, type Tree } from './parse/treesitter.js';
 import { definitionsNamed, factsOf, type Definition, type FileFacts } from './languages/index.js';
 import type { FactIndex } from './fact-index.js';
 import { listSearchedFiles, type SearchableTexts, type WorktreeTexts } from './worktree-texts.js';
@@ -49,6 +49,8 @@ export interface ParsedFile {
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_GREP_OUTPUT = 32 * 1024 * 1024;
 const DEFAULT_MAX_MATCHES = 2_000;
+/** Enough of a file's start to hold its `#!` line. */
+const SHEBANG_BYTES = 256;
 /** Lines a superset search may return before it is dropped (each search then runs on its own). */
 const SUPERSET_MAX_MATCHES = 20_000;
 
@@ -59,6 +61,7 @@ export class AnalysisContext {
   private readonly grepCache = new Map<string, GrepMatch[]>();
   private readonly supersets: Superset[] = [];
   private readonly seen = new Map<string, Digest>();
+  private readonly scriptLanguages = new Map<string, LanguageId | null>();
   private truncatedSearches = 0;
   /** git grep runs, each a walk of the whole repository (tests and benchmarks). */
   walks = 0;
@@ -268,16 +271,45 @@ export class AnalysisContext {
     return parsed ? definitionsNamed(parsed, name) : [];
   }
 
+  /**
+   * The language of a file: by its extension, or for a file without one
+   * (`bin/http-server`) by its `#!` line. Only that line is read, and it is not
+   * recorded as observed: it decides what to parse, not what the evidence says.
+   */
+  languageOf(path: string): LanguageId | null {
+    const byName = languageForPath(path);
+    if (byName || !lacksExtension(path)) return byName;
+    let language = this.scriptLanguages.get(path);
+    if (language === undefined) {
+      language = languageForShebang(firstBytes(join(this.root, path), SHEBANG_BYTES));
+      this.scriptLanguages.set(path, language);
+    }
+    return language;
+  }
+
+  /**
+   * A search of the source files (`pathspecs`: their `*.ext` patterns) that
+   * also covers the scripts without an extension this analysis has met (a
+   * pathspec cannot name them). Repositories without such scripts pay nothing.
+   */
+  grepSource(patterns: readonly string[], opts: GrepOptions & { readonly pathspecs: readonly string[] }): readonly GrepMatch[] {
+    const matches = this.grep(patterns, opts);
+    const scripts = [...this.scriptLanguages].filter(([, language]) => language !== null).map(([path]) => path);
+    if (scripts.length === 0) return matches;
+    const inScripts = this.grep(patterns, { ...opts, pathspecs: [] }).filter((m) => scripts.includes(m.path));
+    return inScripts.length === 0 ? matches : [...matches, ...inScripts];
+  }
+
   /** The fact index's facts for the bytes of `path` read now, when it holds them and the file was not parsed here. */
   private indexed(path: string): FileFacts | null {
-    if (!this.index || this.trees.has(path) || !languageForPath(path) || this.read(path) === null) return null;
+    if (!this.index || this.trees.has(path) || !this.languageOf(path) || this.read(path) === null) return null;
     const digest = this.seen.get(path);
     return digest ? this.index.get(path, digest) : null;
   }
 
   parsed(path: string): ParsedFile | null {
     if (this.trees.has(path)) return this.trees.get(path)!;
-    const language = languageForPath(path);
+    const language = this.languageOf(path);
     const text = language ? this.read(path) : null;
     let result: ParsedFile | null = null;
     if (language && text !== null) {
@@ -331,5 +363,20 @@ export function readSource(root: string, path: string): { readonly digest: Diges
     return { digest: blake3(bytes), text: bytes.includes(0) ? null : bytes.toString('utf8'), bytes: bytes.length };
   } catch (e) {
     return absentOrThrow(e, path);
+  }
+}
+
+/** Up to `n` bytes from the start of a regular file, as text; empty when it cannot be read. */
+function firstBytes(abs: string, n: number): string {
+  let fd: number | null = null;
+  try {
+    if (!statSync(abs).isFile()) return '';
+    fd = openSync(abs, 'r');
+    const buf = Buffer.alloc(n);
+    return buf.subarray(0, readSync(fd, buf, 0, n, 0)).toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }

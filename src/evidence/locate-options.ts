@@ -78,7 +78,8 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
         candidateFrom(path, d, {
           kind: d.framework,
           name: display,
-          tier: 0,
+          // A read of a parsed-arguments object declares nothing: any declaring framework beats it.
+          tier: d.framework === 'parsed-argv' ? 1 : 0,
           symbol: d.carrier,
           carriers: [...new Set([...(d.carrier ? [d.carrier] : []), ...carrierSpellings(d.longs[0] ?? '')])],
         }),
@@ -92,6 +93,14 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
     const keyed = discover(ctx, [keyPattern(escapeRegExp(camel))], { regex: true, literals: [camel] }, false);
     const seen = new Set(discovery.files);
     declared = [...declared, ...declaredIn(keyed.files.filter((f) => !seen.has(f)))];
+  }
+  // A parser without declarations (minimist) leaves the name only in reads of its result
+  // (`argv.cors`, `argv['proxy-options']`); searched for only when nothing declares the option.
+  if (o.long && !declared.some((c) => !c.inTest)) {
+    const long = escapeRegExp(o.long);
+    const read = discover(ctx, [`\\.${long}${NOT_NAME}`, `\\[["'\`]${long}["'\`]\\]`], { regex: true, literals: [o.long] }, false);
+    const seen = new Set([...discovery.files, ...declared.map((c) => c.path)]);
+    declared = [...declared, ...declaredIn(read.files.filter((f) => !seen.has(f)))];
   }
   const literals = (): Candidate[] =>
     literalCandidates(ctx, discovery, {

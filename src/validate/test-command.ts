@@ -35,8 +35,8 @@ export function runnerPrefix(runner: TestRunner, argv: readonly string[]): strin
         ? null
         : 'a pytest plan must start with `pytest` or `python -m pytest`';
     case 'npx':
-      if (a0 === 'npx' && (a1 === 'vitest' || a1 === 'jest' || a1 === 'mocha' || a1 === 'ava')) return null;
-      return a0 === 'node' && a1 === '--test' ? null : 'an npx plan must run vitest, jest, mocha, ava or `node --test`';
+      if (a0 === 'npx' && (a1 === 'vitest' || a1 === 'jest' || a1 === 'mocha' || a1 === 'ava' || a1 === 'tap')) return null;
+      return a0 === 'node' && a1 === '--test' ? null : 'an npx plan must run vitest, jest, mocha, ava, tap or `node --test`';
     case 'npm':
       if (a0 === 'npm' && (a1 === 'test' || a1 === 't' || (a1 === 'run' && a2 !== undefined))) return null;
       return a0 === 'node' && a1 === '--test' ? null : 'an npm plan must be `npm test` or `npm run <script>`';
@@ -48,7 +48,7 @@ export function identifierNeedles(plan: Pick<FocusedTests, 'runner' | 'identifie
   const id = plan.identifier;
   if (plan.runner === 'cargo' || plan.runner === 'pytest') return [id, lastSegment(id.replace(/\[.*\]$/, ''))];
   if (plan.runner === 'go') return [id, id.split('/')[0]!];
-  // vitest -t, jest -t, mocha --grep and node --test-name-pattern take a regular
+  // vitest -t, jest -t, mocha --grep, tap --grep and node --test-name-pattern take a regular
   // expression, so a title with `.` or `(` is named in its escaped form (ava's --match the title itself).
   return [id, escapeRegExp(id)];
 }

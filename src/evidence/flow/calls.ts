@@ -153,8 +153,8 @@ export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxN
     `^[[:space:]]*(pub[[:space:]]+|export[[:space:]]+|async[[:space:]]+|static[[:space:]]+)*${n}[[:space:]]*\\(`,
     `(const|let|var)[[:space:]]+${n}[[:space:]]*=`,
   ];
-  const matches = ctx.grep(definitionLines, { regex: true, literals: [parts.name], pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxHopOccurrences * 4 });
-  const files = [...new Set(matches.map((m) => m.path))].filter(isNonTestSource);
+  const matches = ctx.grepSource(definitionLines, { regex: true, literals: [parts.name], pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxHopOccurrences * 4 });
+  const files = [...new Set(matches.map((m) => m.path))].filter((p) => isNonTestSource(ctx, p));
   const found: { file: ParsedFile; line: number; nameLine: number }[] = [];
   for (const path of files) {
     const file = ctx.parsed(path);
@@ -200,12 +200,12 @@ export function callerResults(ctx: AnalysisContext, family: Family, fn: SyntaxNo
   const name = calledName(fn);
   if (!name || name.length < 4) return [];
   const n = name.replace(/\$/g, '\\$');
-  const matches = ctx.grep([`(^|[^A-Za-z0-9_$])${n}[[:space:]]*\\(`], { regex: true, literals: [name], pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxCallers * 4 + 1 });
+  const matches = ctx.grepSource([`(^|[^A-Za-z0-9_$])${n}[[:space:]]*\\(`], { regex: true, literals: [name], pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxCallers * 4 + 1 });
   if (matches.length > FLOW_TRACE.maxCallers * 4) return [];
   const out: CallerResult[] = [];
   const s = shapes(family);
   for (const m of matches) {
-    if (!isNonTestSource(m.path) || out.length >= FLOW_TRACE.maxCallers) continue;
+    if (!isNonTestSource(ctx, m.path) || out.length >= FLOW_TRACE.maxCallers) continue;
     const file = ctx.parsed(m.path);
     if (!file || familyOf(file.language) !== family) continue;
     const column = Buffer.byteLength(m.text.slice(0, m.text.search(new RegExp(`(^|[^A-Za-z0-9_$])${n}\\s*\\(`)) + 1));

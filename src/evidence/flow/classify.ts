@@ -126,6 +126,8 @@ export class Classifier implements ClassifierSteps {
     if (named) return named;
     const setter = this.setterCall(start);
     if (setter) return setter;
+    const parsedRead = this.producers.parsedArgumentRead(start);
+    if (parsedRead) return parsedRead;
     let pendingCall: SyntaxNode | null = null;
     let resultBinding: SyntaxNode | null = null;
     let prev = start;

@@ -50,11 +50,11 @@ function memberStore(family: Family, leaf: SyntaxNode): { store: SyntaxNode; con
 
 /** Where the container member is handed on whole: an argument, or spread into a new object. */
 function handOvers(ctx: AnalysisContext, name: string, store: SyntaxNode): ContainerNote[] {
-  const matches = ctx.grep([name], { word: true, pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxHopOccurrences + 1 });
+  const matches = ctx.grepSource([name], { word: true, pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxHopOccurrences + 1 });
   if (matches.length > FLOW_TRACE.maxHopOccurrences) return [];
   const spelling = new Spellings([name], null);
   const byPath = new Map<string, number[]>();
-  for (const m of matches) if (isNonTestSource(m.path)) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m.line]);
+  for (const m of matches) if (isNonTestSource(ctx, m.path)) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m.line]);
   const out: ContainerNote[] = [];
   for (const [path, lines] of byPath) {
     const file = ctx.parsed(path);

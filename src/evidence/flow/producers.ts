@@ -6,6 +6,7 @@
 // destination — and where it does not (the parser a declaring chain builds).
 import type { FlowRole } from '../../core/contracts.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
+import { parsedArgumentReceivers } from '../languages/syntax.js';
 import { MEMBER_TYPES, branchCondition, branchWord, descendants, enclosingFunction, lastName, referenceText, shapes, snippet, within, type Family } from './syntax.js';
 import type { Spellings } from './spellings.js';
 import { declaredFlagDefault, enclosingFlagBinding, flagDefault, flagDestination, single } from './go.js';
@@ -40,8 +41,8 @@ export class ProducerRules {
    * `let path = match env::var_os("APP_PATH") { … }`: the value enters the
    * program here and lives on in the local, which the trace follows.
    */
-  producerVerdict(call: SyntaxNode): Verdict {
-    const verdict = this.producerFlow(call);
+  producerVerdict(call: SyntaxNode, text?: string): Verdict {
+    const verdict = this.producerFlow(call, text);
     if (verdict.kind !== 'step' || verdict.also?.some((a) => a.role === 'precedence')) return verdict;
     // `hide = flag.String("hide", "", usage)`, `click.option("--max-rounds", default=10)`: without the
     // option, the declared default is the value.
@@ -88,9 +89,29 @@ export class ProducerRules {
     return null;
   }
 
-  private producerFlow(call: SyntaxNode): Verdict {
-    const verdict = this.host.step('producer', call, this.producerText(call));
-    const names = this.namesOption(call);
+  /**
+   * `argv.cors`, `argv['proxy-options']` where `argv = minimist(process.argv.slice(2))`: a parser
+   * that takes no declarations is read by the option's name, and the read is where the value
+   * enters the program (languages/syntax.ts parsedArgumentReceivers).
+   */
+  parsedArgumentRead(start: SyntaxNode): Verdict | null {
+    if (this.family !== 'js') return null;
+    const read = [start.parent, start.parent?.parent].find((n) => n?.type === 'member_expression' || n?.type === 'subscript_expression');
+    const key = read?.childForFieldName(read.type === 'member_expression' ? 'property' : 'index');
+    const object = read?.childForFieldName('object');
+    if (!read || !key || !within(start, key) || object?.type !== 'identifier' || !parsedArgumentReceivers(read.tree.rootNode).has(object.text)) return null;
+    // A method of the parsed object (`argv.hasOwnProperty(…)`) reads no option.
+    if (read.parent?.type === 'call_expression' && read.parent.childForFieldName('function')?.equals(read) === true) return null;
+    const verdict = this.producerVerdict(read, `\`${snippet(read.text, 40)}\` read from the command line parsed into \`${object.text}\``);
+    if (verdict.kind !== 'step') return verdict;
+    // The parsed object is where the value lives, as a parser's field does (cited when nothing else carries it).
+    return { ...verdict, also: [...(verdict.also ?? []), { role: 'carrier', node: read, description: `\`${snippet(read.text, 40)}\` of the parsed arguments carries the value` }] };
+  }
+
+  private producerFlow(call: SyntaxNode, text?: string): Verdict {
+    const verdict = this.host.step('producer', call, text ?? this.producerText(call));
+    // Only a call names the option; a read of the parsed arguments (`text` given) looks the value up.
+    const names = text === undefined && this.namesOption(call);
     let prev = call;
     for (let n = call.parent; n && !this.s.containers.has(n.type); prev = n, n = n.parent) {
       // `yargs(…).group(['k', 'kill-timeout'], 'Killing').epilogue(…)`: a call that names the option and
@@ -139,7 +160,8 @@ export class ProducerRules {
       const target = single(n.childForFieldName(binding[0]), value);
       if (!target || !value || !within(prev, value) || this.spellings.mentions(target.text)) return verdict;
       // `args = exclude(args, '--x')` rewrites `args` itself; the option's value does not land in it.
-      if (call.childForFieldName(this.s.calls[call.type]![1])?.namedChildren.some((a) => a?.text === target.text)) return verdict;
+      const callShape = this.s.calls[call.type];
+      if (callShape && call.childForFieldName(callShape[1])?.namedChildren.some((a) => a?.text === target.text)) return verdict;
       // `options.warmup_count = param("warmup")`: the value lives on in a field, wherever it is read.
       const field = MEMBER_TYPES.has(target.type) ? lastName(target) : null;
       if (field) return { ...verdict, hop: { name: field, scope: null, origin: n } };

@@ -30,7 +30,7 @@ function* walk(n: SyntaxNode, budget = 20_000): Generator<SyntaxNode> {
 function uniqueClass(ctx: AnalysisContext, name: string): { file: ParsedFile; node: SyntaxNode } | null {
   if (!NAME.test(name)) return null;
   const matches = ctx.grep([`^[[:space:]]*class[[:space:]]+${name}[[:space:]]*[(:]`], { regex: true, literals: [name], pathspecs: ['*.py'], maxMatches: 8 });
-  const hits = matches.filter((m) => isNonTestSource(m.path));
+  const hits = matches.filter((m) => isNonTestSource(ctx, m.path));
   if (hits.length !== 1) return null;
   const file = ctx.parsed(hits[0]!.path);
   if (!file) return null;
@@ -110,7 +110,7 @@ function calleeOf(ctx: AnalysisContext, call: SyntaxNode, file: ParsedFile): { f
     const init = methodOf(cls.node, '__init__');
     return init ? { file: cls.file, fn: init, callee: name } : null;
   }
-  const defs = ctx.grep([`^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+${name}[[:space:]]*\\(`], { regex: true, literals: [name], pathspecs: ['*.py'], maxMatches: 8 }).filter((m) => isNonTestSource(m.path));
+  const defs = ctx.grep([`^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+${name}[[:space:]]*\\(`], { regex: true, literals: [name], pathspecs: ['*.py'], maxMatches: 8 }).filter((m) => isNonTestSource(ctx, m.path));
   if (defs.length !== 1 || !NAME.test(name)) return null;
   const target = ctx.parsed(defs[0]!.path);
   const fn = target ? factsOf(target).definitions.find((d) => d.name === name && d.nameLine === defs[0]!.line) : undefined;
@@ -130,7 +130,7 @@ export function namespaceSplats(ctx: AnalysisContext, field: string): SplatTarge
   if (matches.length >= 64) return [];
   const out: SplatTarget[] = [];
   const seen = new Set<string>();
-  for (const path of [...new Set(matches.map((m) => m.path))].filter(isNonTestSource)) {
+  for (const path of [...new Set(matches.map((m) => m.path))].filter((p) => isNonTestSource(ctx, p))) {
     const file = ctx.parsed(path);
     if (!file || file.language !== 'python') continue;
     for (const dict of walk(file.tree.rootNode)) {

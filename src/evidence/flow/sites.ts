@@ -3,7 +3,7 @@
 // trace) gives exact columns, and the syntax tree gives the token there.
 import { type AnalysisContext, type ParsedFile } from '../context.js';
 import { isTestPath } from '../../core/test-code.js';
-import { languageForPath, type SyntaxNode } from '../parse/treesitter.js';
+import type { SyntaxNode } from '../parse/treesitter.js';
 import type { Spellings } from './spellings.js';
 import { lineStarts } from './syntax.js';
 
@@ -21,8 +21,8 @@ export interface Site {
   readonly leaf: SyntaxNode;
 }
 
-export function isNonTestSource(path: string): boolean {
-  return languageForPath(path) !== null && !isTestPath(path) && !VENDORED.test(path) && !TYPE_TESTS.test(path);
+export function isNonTestSource(ctx: AnalysisContext, path: string): boolean {
+  return ctx.languageOf(path) !== null && !isTestPath(path) && !VENDORED.test(path) && !TYPE_TESTS.test(path);
 }
 
 /** Occurrences in non-test source, in path/line/column order; `truncated` when the bound cut the search. */
@@ -31,11 +31,11 @@ export function findSites(
   spellings: Spellings,
   max: number,
 ): { sites: Site[]; truncated: boolean } {
-  const matches = ctx.grep(spellings.grepPatterns, { word: true, pathspecs: SOURCE_PATHSPECS, maxMatches: max + 1 });
+  const matches = ctx.grepSource(spellings.grepPatterns, { word: true, pathspecs: SOURCE_PATHSPECS, maxMatches: max + 1 });
   const truncated = matches.length > max;
   const byPath = new Map<string, number[]>();
   for (const m of matches.slice(0, max)) {
-    if (!isNonTestSource(m.path)) continue;
+    if (!isNonTestSource(ctx, m.path)) continue;
     const lines = byPath.get(m.path) ?? [];
     lines.push(m.line);
     byPath.set(m.path, lines);

@@ -5,6 +5,9 @@ import { identifierSpellings, type SubjectKind } from '../../core/semantic.js';
 import { escapeRegExp } from '../../core/text.js';
 
 
+/** `DryRun`, `Proxy`: an upper-case initial followed by lower case somewhere. */
+const PASCAL = /^[A-Z](?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]*$/;
+
 export interface Subject {
   readonly kind: SubjectKind;
   readonly name: string;
@@ -30,7 +33,9 @@ export class Spellings {
     this.word = new RegExp(`(?<![A-Za-z0-9_$])(?:${alternatives})(?![A-Za-z0-9_$])`, 'g');
     // A whole option spec as commander or clap's builder writes it: `-n, --dry-run`, `--dry-run <when>`, `--[no-]dry-run`.
     this.optionList = dashed ? new RegExp(`^(-\\w,?\\s*)?--(\\[no-\\]|no-)?${escapeRegExp(dashed)}(\\s*[<\\[].*)?$`) : null;
-    const forms = dashed ? [...identifiers, dashed] : [...identifiers];
+    // `'Proxy'` in a string is a label (`chalk.magenta('Proxy')`); no parser, environment or config
+    // file names an option or key in PascalCase, so that form is an identifier only.
+    const forms = (dashed ? [...identifiers, dashed] : [...identifiers]).filter((f) => !PASCAL.test(f));
     this.literals = new Set(forms.flatMap((f) => [f, `-${f}`, `--${f}`]));
   }
 

@@ -165,7 +165,7 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     const byPath = new Map<string, number[]>();
     // A package variable is visible in its Go package (directory), a module variable in its file.
     const visible = (path: string): boolean => !hop.global || (origin.path.endsWith('.go') ? dirOf(path) === dirOf(origin.path) : path === origin.path);
-    for (const m of matches) if (isNonTestSource(m.path) && visible(m.path)) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m.line]);
+    for (const m of matches) if (isNonTestSource(ctx, m.path) && visible(m.path)) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m.line]);
     sites = [];
     for (const path of [...byPath.keys()].sort()) {
       const file = ctx.parsed(path);

@@ -52,7 +52,9 @@ export type OptionFramework =
   | 'meow'
   | 'arg'
   | 'go-flag'
-  | 'go-switch';
+  | 'go-switch'
+  /** A member of the object a parser made from the raw arguments (`minimist(process.argv.slice(2)).cors`): no declaration, the read is the first word on the option. */
+  | 'parsed-argv';
 
 export interface OptionDeclaration extends Span {
   readonly framework: OptionFramework;

@@ -183,3 +183,24 @@ export function flagNames(specs: readonly string[]): { longs: string[]; shorts: 
   }
   return { longs, shorts };
 }
+
+const receiversByTree = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * JavaScript names bound to what a parser made of the program's raw arguments
+ * (`const argv = minimist(process.argv.slice(2))`, `argv = yargs(hideBin(process.argv)).argv`):
+ * the raw arguments are handed to a call, not only sliced. Computed once per tree.
+ */
+export function parsedArgumentReceivers(root: SyntaxNode): ReadonlySet<string> {
+  const known = receiversByTree.get(root.tree);
+  if (known) return known;
+  const names = new Set<string>();
+  for (const n of root.descendantsOfType(['variable_declarator', 'assignment_expression'])) {
+    const target = n?.childForFieldName(n.type === 'variable_declarator' ? 'name' : 'left');
+    const value = n?.childForFieldName(n.type === 'variable_declarator' ? 'value' : 'right');
+    if (target?.type !== 'identifier' || !value || !value.text.includes('process.argv')) continue;
+    if (value.descendantsOfType('arguments').some((a) => a?.text.includes('process.argv') === true)) names.add(target.text);
+  }
+  receiversByTree.set(root.tree, names);
+  return names;
+}

@@ -6,7 +6,7 @@
 import type { ParsedFile } from '../context.js';
 import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
-import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
+import { ancestors, flagNames, matchesOf, namedChildren, parsedArgumentReceivers, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const COMMON_DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -37,6 +37,7 @@ const SUBSCRIPTS = `(subscript_expression object: (_) @obj index: (string) @key)
 const MEMBERS = `(member_expression object: (member_expression) @obj property: (property_identifier) @key) @member`;
 const PAIRS = `(pair key: [(property_identifier) (string)] @key value: (object) @value) @pair`;
 const OBJECTS = `(object) @obj`;
+const NAMED_READS = `[(member_expression object: (identifier) @obj property: (property_identifier) @key) (subscript_expression object: (identifier) @obj index: (string) @key)] @read`;
 
 const KIND: Record<string, DefinitionKind> = {
   function_declaration: 'function',
@@ -265,6 +266,30 @@ function argSpecOptions(obj: SyntaxNode, inTest: boolean): OptionDeclaration[] {
     });
 }
 
+/**
+ * Parsers that take no declarations (minimist, mri, yargs without `.option`)
+ * leave the option's name only where the parsed object is read: `argv.cors`,
+ * `argv['proxy-options']`. The first read of each name in a file stands for
+ * its declaration (a `parsed-argv` option, below every declaring framework).
+ */
+function parsedArgvReads(lang: LanguageId, root: SyntaxNode, inTest: boolean): OptionDeclaration[] {
+  const receivers = parsedArgumentReceivers(root);
+  if (receivers.size === 0) return [];
+  const first = new Map<string, OptionDeclaration>();
+  for (const m of matchesOf(lang, NAMED_READS, root)) {
+    const read = m.get('read')!;
+    const keyNode = m.get('key')!;
+    const key = keyNode.type === 'string' ? stringValue(keyNode) : keyNode.text;
+    // A method of the parsed object (`argv.hasOwnProperty(…)`) is not an option; `_` holds the positionals.
+    if (!key || key === '_' || !/^[A-Za-z0-9][\w-]*$/.test(key) || !receivers.has(m.get('obj')!.text)) continue;
+    if (read.parent?.type === 'call_expression' && read.parent.childForFieldName('function')?.id === read.id) continue;
+    if (first.has(key)) continue;
+    const names = key.length === 1 ? { longs: [], shorts: [key] } : { longs: [key], shorts: [] };
+    first.set(key, { framework: 'parsed-argv', ...names, carrier: key, inTest, ...statementSpanOf(read) });
+  }
+  return [...first.values()];
+}
+
 function settingsFields(defs: readonly Definition[], fileIsTest: boolean): ConfigKeyDeclaration[] {
   return defs
     .filter((d) => d.kind === 'field' && d.container !== null && SETTINGS_TYPE.test(d.container))
@@ -302,6 +327,7 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
       if (opt) options.push(opt);
     }
     for (const m of matchesOf(lang, OBJECTS, root)) options.push(...argSpecOptions(m.get('obj')!, fileIsTest));
+    options.push(...parsedArgvReads(lang, root, fileIsTest));
     for (const m of matchesOf(lang, SUBSCRIPTS, root)) {
       const key = stringValue(m.get('key'));
       if (key) push(key, /(^|\.)env$/.test(m.get('obj')!.text) ? 'env-read' : 'key-read', m.get('sub')!);

@@ -47,6 +47,31 @@ export function languageForPath(path: string): LanguageId | null {
   return EXTENSIONS[path.slice(dot)] ?? null;
 }
 
+/** Interpreters named on a `#!` line, for scripts without an extension (`bin/http-server`, `#!/usr/bin/env node`). */
+const INTERPRETERS: Record<string, LanguageId> = {
+  node: 'javascript',
+  nodejs: 'javascript',
+  'ts-node': 'typescript',
+  tsx: 'typescript',
+  bun: 'typescript',
+  deno: 'typescript',
+  python: 'python',
+};
+
+/** Whether the file name has no extension, so only its `#!` line can tell its language. */
+export function lacksExtension(path: string): boolean {
+  return !path.slice(path.lastIndexOf('/') + 1).includes('.');
+}
+
+/** The language a `#!` line names (`#!/usr/bin/env node`, `#!/usr/bin/python3 -u`, `#!/usr/bin/env -S deno run`), or null. */
+export function languageForShebang(head: string): LanguageId | null {
+  const words = /^#![ \t]*([^\n]*)/.exec(head)?.[1]?.trim().split(/\s+/) ?? [];
+  const program = (words[0] ?? '').slice((words[0] ?? '').lastIndexOf('/') + 1);
+  // `env` runs the first word that is not one of its own options.
+  const name = program === 'env' ? (words.slice(1).find((w) => !w.startsWith('-')) ?? '') : program;
+  return INTERPRETERS[/^python[\d.]*$/.test(name) ? 'python' : name] ?? null;
+}
+
 let runtime: Promise<void> | null = null;
 const languages = new Map<LanguageId, Promise<TS.Language>>();
 const parsers = new Map<LanguageId, TS.Parser>();

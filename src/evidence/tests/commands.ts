@@ -55,7 +55,7 @@ function cargoCommand(ctx: AnalysisContext, test: TestCase): CommandResult {
   };
 }
 
-type JsRunner = 'vitest' | 'jest' | 'mocha' | 'ava' | 'node';
+type JsRunner = 'vitest' | 'jest' | 'mocha' | 'ava' | 'tap' | 'node';
 
 function jsRunnerOf(pkgText: string): JsRunner | null {
   let pkg: { dependencies?: unknown; devDependencies?: unknown; scripts?: unknown };
@@ -69,6 +69,8 @@ function jsRunnerOf(pkgText: string): JsRunner | null {
   for (const runner of ['vitest', 'jest', 'mocha', 'ava'] as const) {
     if (names.has(runner) || new RegExp(`\\b${runner}\\b`).test(scripts)) return runner;
   }
+  // node-tap: the `tap` package, or `tap` as a script's command word (not `tap-spec`, a reporter of tape).
+  if (names.has('tap') || /(^|[\s;&|])tap(\s|$)/m.test(scripts)) return 'tap';
   return /\bnode\s+(--[\w-]+\s+)*--test\b/.test(scripts) ? 'node' : null;
 }
 
@@ -91,7 +93,7 @@ function jsCommand(ctx: AnalysisContext, test: TestCase): CommandResult {
   }
   const testText = ctx.read(test.path) ?? '';
   if (!found && /['"]node:test['"]/.test(testText)) found = { dir: dirs[0]!, runner: 'node' };
-  if (!found) return unresolved(`no vitest, jest, mocha, ava or node --test setup found in package.json above ${test.path}`);
+  if (!found) return unresolved(`no vitest, jest, mocha, ava, tap or node --test setup found in package.json above ${test.path}`);
   const file = relativeTo(found.dir, test.path);
   const fullName = escapeRegExp([...test.scopes, test.name].join(' '));
   // ava's --match takes the whole title, where `*` is a wildcard and a leading `!` negates: such a title has no exact selector.
@@ -102,6 +104,8 @@ function jsCommand(ctx: AnalysisContext, test: TestCase): CommandResult {
     jest: ['npx', 'jest', file, '-t', fullName],
     mocha: ['npx', 'mocha', file, '--grep', fullName],
     ava: ['npx', 'ava', file, '--match', test.name],
+    // tap's --grep filters one level of subtests each, by regular expression.
+    tap: ['npx', 'tap', ...[...test.scopes, test.name].map((t) => `--grep=^${escapeRegExp(t)}$`), file],
     // node's runner filters each test by its own name.
     node: ['node', '--test', '--test-name-pattern', escapeRegExp(test.name), file],
   };

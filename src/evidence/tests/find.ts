@@ -107,7 +107,7 @@ export function findFocusedTests(
         (direct ? 2 : mentioned ? 1 : 0) -
         (isEndToEnd(test) ? 2 : 0) -
         // An option's test titled for its absence (`… when unset`) checks the default, not the option.
-        (subject.kind !== 'symbol' && subject.kind !== 'test' && isNegatedTitle(title) ? 1 : 0);
+        (subject.kind !== 'symbol' && subject.kind !== 'test' && isNegatedTitle(title, key) ? 1 : 0);
       ranked.push({
         test,
         passesOption,

@@ -34,11 +34,12 @@ export function isEndToEnd(test: TestCase): boolean {
   return END_TO_END.test(test.path) || END_TO_END.test(test.name) || test.scopes.some((s) => END_TO_END.test(s));
 }
 
-/** A title about the subject being absent or off (`should not add …`, `test_no_x`, `… when unset`). */
-const NEGATED = new Set(['not', 'no', 'without', 'unset', 'disabled', 'never', 'off', 'none', 'ignores', 'ignored', 'omitted']);
+/** A title about the subject being absent or off (`should not add …`, `test_no_x`, `… when unset`, `cors set to false`). */
+const NEGATED = new Set(['not', 'no', 'without', 'unset', 'disabled', 'never', 'off', 'none', 'ignores', 'ignored', 'omitted', 'false']);
 
-export function isNegatedTitle(words: readonly string[]): boolean {
-  return words.some((w) => NEGATED.has(w));
+/** The subject's own words (`--no-cross`'s `no`) do not negate it. */
+export function isNegatedTitle(words: readonly string[], subjectWords: readonly string[] = []): boolean {
+  return words.some((w) => NEGATED.has(w) && !subjectWords.includes(w));
 }
 
 /** A title about the program refusing its input (`cannot combine …`, `… unknown encoding`, `invalid …`). */

@@ -1,0 +1,192 @@
+// Eighth round of shapes met in real CLIs. A Node program's command line is
+// often parsed by minimist (or mri, or yargs without `.option`), which takes no
+// declarations: the option's name appears only where the parsed object is read
+// (`argv.cors`, `argv['proxy-options']`), and such programs keep that code in
+// a script without an extension (`bin/serve`, `#!/usr/bin/env node`), which
+// no `*.js` pathspec reaches. Their suites often run on node-tap
+// (`npx tap --grep=^title$ file`). Among tests alike in every other sign, a
+// title that sets the option to `false` checks the default, not the option.
+// A string that spells the option in PascalCase is a label (`'Proxy'`), not a
+// name a parser or the environment knows; and a consumer that spells the
+// subject only in a comment is not where the option acts.
+import { describe, expect, it } from 'vitest';
+import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
+import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
+import { languageForShebang, lacksExtension } from '../../src/evidence/parse/treesitter.js';
+import { createStaticWorker } from '../../src/evidence/static-worker.js';
+import { traceFlow } from '../../src/evidence/flow/trace.js';
+import { locateImplementation } from '../../src/evidence/locate.js';
+import { withBehaviourSite } from '../../src/evidence/behaviour.js';
+import { checkArgv } from '../../src/validate/test-command.js';
+import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
+import { validateProposal } from '../../src/validate/validate.js';
+import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
+import { flowVerdict } from './fixtures/flow-verdict.js';
+
+const lines = (...l: string[]) => `${l.join('\n')}\n`;
+const repo = fixtureRepos();
+const worker = createStaticWorker();
+
+function need(name: string): CompiledNeed {
+  return compileNeed(
+    { route: 'trace.state-flow', subject: { kind: 'cli_option', name }, required: [], preferred: [], world: DEFAULT_WORLD, task: `trace ${name}` },
+    lineageDigest(['0'.repeat(40)]),
+  );
+}
+
+const roles = (flow: RuntimeFlow): string[] => flow.steps.map((s) => `${s.role} ${s.location.path}:${s.location.start_line}`);
+
+// A static file server whose command line is parsed by minimist in an extensionless script, tested with tap.
+const JS_STATIC: Files = {
+  'package.json': `${JSON.stringify({ name: 'statik', bin: { statik: './bin/statik' }, scripts: { test: 'tap test/*.test.js' }, dependencies: { minimist: '^1.2.8' }, devDependencies: { tap: '^21.0.0' } }, null, 2)}\n`,
+  'bin/statik': lines(
+    '#!/usr/bin/env node', //                                                              1
+    "'use strict';", //                                                                    2
+    "const chalk = require('chalk');", //                                                  3
+    "const statik = require('../lib/statik');", //                                         4
+    "const argv = require('minimist')(process.argv.slice(2), { boolean: ['quiet'] });", // 5
+    '', //                                                                                 6
+    'const options = { root: argv._[0] };', //                                             7
+    'const proxy = argv.P || argv.proxy;', //                                              8
+    'if (argv.cors) {', //                                                                 9
+    '  options.cors = true;', //                                                           10
+    '}', //                                                                                11
+    'if (proxy) {', //                                                                     12
+    "  console.log(chalk.magenta('Proxy'), proxy);", //                                    13
+    '  options.proxy = proxy;', //                                                         14
+    '}', //                                                                                15
+    'statik.listen(options);', //                                                          16
+  ),
+  'lib/statik.js': lines(
+    "'use strict';", //                                                                    1
+    'exports.listen = function listen(options) {', //                                      2
+    '  const headers = {};', //                                                            3
+    '  if (options.cors) {', //                                                            4
+    "    headers['Access-Control-Allow-Origin'] = '*';", //                                5
+    '  }', //                                                                              6
+    '  return headers;', //                                                                7
+    '};', //                                                                               8
+  ),
+  'test/cors.test.js': lines(
+    "const test = require('tap').test;", //                                                1
+    "const statik = require('../lib/statik');", //                                         2
+    '', //                                                                                 3
+    "test('cors set to false', (t) => {", //                                               4
+    '  const headers = statik.listen({ cors: false });', //                                5
+    "  t.equal(headers['Access-Control-Allow-Origin'], undefined);", //                    6
+    '  t.end();', //                                                                       7
+    '});', //                                                                              8
+    '', //                                                                                 9
+    "test('cors set to true', (t) => {", //                                                10
+    '  const headers = statik.listen({ cors: true });', //                                 11
+    "  t.equal(headers['Access-Control-Allow-Origin'], '*');", //                          12
+    '  t.end();', //                                                                       13
+    '});', //                                                                              14
+  ),
+};
+
+describe('a command line parsed by minimist in an extensionless Node script, tested with tap', () => {
+  it('knows a script by its #! line only when its name has no extension', () => {
+    expect(languageForShebang('#!/usr/bin/env node\n')).toBe('javascript');
+    expect(languageForShebang('#!/usr/local/bin/node --harmony\n')).toBe('javascript');
+    expect(languageForShebang('#!/usr/bin/env -S deno run\n')).toBe('typescript');
+    expect(languageForShebang('#!/usr/bin/python3.11 -u\n')).toBe('python');
+    expect(languageForShebang('#!/bin/sh\n')).toBeNull();
+    expect(languageForShebang('node\n')).toBeNull();
+    expect(lacksExtension('bin/statik')).toBe(true);
+    expect(lacksExtension('bin/statik.sh')).toBe(false);
+    expect(lacksExtension('.github/CODEOWNERS')).toBe(true);
+  });
+
+  it('locates the option where the parsed arguments are read, and traces it from that read to the branch it decides', async () => {
+    const { root, ctx } = repo(JS_STATIC);
+    const located = locateImplementation(ctx, { kind: 'cli_option', name: '--cors' });
+    expect(located.kind).toBe('found');
+    const primary = located.kind === 'found' ? located.payload.locations[0]! : null;
+    expect(primary && `${primary.path}:${primary.start_line}`).toBe('bin/statik:9');
+    const flow = traceFlow(ctx, { kind: 'cli_option', name: '--cors' }, primary);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    expect(roles(flow.payload)).toEqual(expect.arrayContaining(['producer bin/statik:9', 'consumer lib/statik.js:4']));
+    expect(flow.payload.steps.find((s) => s.role === 'producer')?.description).toContain('read from the command line parsed into `argv`');
+    expect(flowVerdict(root, { kind: 'cli_option', name: '--cors' }, flow.payload)).toBe('ok');
+  });
+
+  it('takes a short alias read beside the long one for the same option, and no label string for its producer', () => {
+    const { ctx } = repo(JS_STATIC);
+    const located = locateImplementation(ctx, { kind: 'cli_option', name: '--proxy' });
+    const primary = located.kind === 'found' ? located.payload.locations[0]! : null;
+    expect(primary && `${primary.path}:${primary.start_line}`).toBe('bin/statik:8');
+    const flow = traceFlow(ctx, { kind: 'cli_option', name: '--proxy' }, primary);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    const producers = flow.payload.steps.filter((s) => s.role === 'producer').map((s) => `${s.location.path}:${s.location.start_line}`);
+    expect(producers).toEqual(['bin/statik:8']);
+  });
+
+  it('names the tap test that turns the option on, with a command tap runs and the validator accepts', async () => {
+    const { root } = repo(JS_STATIC);
+    const n = need('--cors');
+    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    expect(plan?.identifier).toBe('cors set to true');
+    expect(plan?.argv).toEqual(['npx', 'tap', '--grep=^cors set to true$', 'test/cors.test.js']);
+    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
+    expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
+  });
+
+  it('refuses a tap plan that does not name its test, and a runner it does not know', () => {
+    const plan = (argv: string[]): FocusedTests =>
+      ({ runner: 'npx', argv, cwd_relative: '.', identifier: 'cors set to true', selection: 'representative', location: { role: 'primary', path: 'test/cors.test.js', symbol: null, start_line: 10, end_line: 14 }, evidence_paths: ['test/cors.test.js'] }) as FocusedTests;
+    expect(checkArgv(plan(['npx', 'tap', '--grep=^cors set to true$', 'test/cors.test.js']))).toEqual([]);
+    expect(checkArgv(plan(['npx', 'tap', 'test/cors.test.js']))).toEqual(['argv does not name the identifier cors set to true']);
+    expect(checkArgv(plan(['npx', 'tape', 'test/cors.test.js', 'cors set to true']))[0]).toContain('an npx plan must run vitest, jest, mocha, ava, tap or `node --test`');
+  });
+});
+
+// A formatter whose `--required-version` is also read, under the same name, from pyproject.toml by a CI helper.
+const PY_FORMAT: Files = {
+  'pyproject.toml': lines('[project]', 'name = "fmt"'),
+  'fmt/__init__.py': lines(
+    'import click', //                                                                     1
+    '', //                                                                                 2
+    '__version__ = "1.2.0"', //                                                            3
+    '', //                                                                                 4
+    '', //                                                                                 5
+    '@click.command()', //                                                                 6
+    '@click.option("--required-version", type=str, help="Require this version.")', //     7
+    'def main(required_version):', //                                                      8
+    '    if required_version and required_version != __version__:', //                    9
+    '        print(f"required {required_version}, running {__version__}")', //            10
+    '        raise SystemExit(1)', //                                                      11
+    '    print("formatting")', //                                                          12
+  ),
+  'action/main.py': lines(
+    'import tomllib', //                                                                   1
+    '', //                                                                                 2
+    '', //                                                                                 3
+    'def read_version(path):', //                                                          4
+    '    with open(path, "rb") as f:', //                                                  5
+    '        data = tomllib.load(f)', //                                                   6
+    '    version = data.get("tool", {}).get("fmt", {}).get("required-version")', //        7
+    '    if version is not None:', //                                                      8
+    '        # Match both usages of `required-version`: exact and major only', //          9
+    '        return version', //                                                           10
+    '    return None', //                                                                  11
+  ),
+};
+
+describe('a consumer that spells the option only in a comment', () => {
+  it('is not chosen as the behaviour site over one that spells it in code', () => {
+    const { ctx } = repo(PY_FORMAT);
+    const subject = { kind: 'cli_option' as const, name: '--required-version' };
+    const located = locateImplementation(ctx, subject);
+    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    const declaration: Location = located.payload.locations[0]!;
+    const flow = traceFlow(ctx, subject, declaration);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    // Both branches are consumers of the value; only one of them is about the option in code.
+    expect(roles(flow.payload)).toEqual(expect.arrayContaining(['consumer fmt/__init__.py:9', 'consumer action/main.py:8']));
+    const site = withBehaviourSite(ctx, subject.name, located.payload, flow.payload, flow.carriers) as { payload: ImplementationLocation } | null;
+    const primary = site?.payload.locations[0];
+    expect(primary && `${primary.path}:${primary.start_line}`).toBe('fmt/__init__.py:9');
+  });
+});

@@ -110,6 +110,16 @@ function actingConsumers(ctx: AnalysisContext, declaration: Location, flow: Runt
     .map((x) => x.l);
 }
 
+/** `options.git.requireUpstream = false` in a mode's presets: every line of `l` that spells the subject assigns it, none reads it. */
+function onlyWrites(ctx: AnalysisContext, l: Location, spellings: readonly string[]): boolean {
+  const spelled = (text: string) => spellings.some((s) => (/^\w+$/.test(s) ? new RegExp(`(^|\\W)${s}(\\W|$)`).test(text) : text.includes(s)));
+  const lines = rangeOf(ctx, l).split('\n').filter(spelled);
+  return lines.length > 0 && lines.every((line) => {
+    const eq = /(?<![=!<>])=(?![=>])/.exec(line);
+    return eq !== null && spelled(line.slice(0, eq.index)) && !spelled(line.slice(eq.index + 1));
+  });
+}
+
 /**
  * Where the value is used most outside the file that declares it: the small
  * function holding the most flow steps (the value's work happens there even
@@ -122,7 +132,7 @@ function busiestFunction(ctx: AnalysisContext, subjectName: string, declaration:
   for (const s of flow.steps) {
     if (s.location.path === declaration.path || s.role === 'producer' || pathTier(s.location.path) > 0) continue;
     const fn = enclosingFunction(ctx, s.location.path, s.location.start_line);
-    if (!fn || !mentions(ctx, fn.path, fn.start_line, fn.end_line, spellings) || !connected(fn)) continue;
+    if (!fn || !mentions(ctx, fn.path, fn.start_line, fn.end_line, spellings) || !connected(fn) || onlyWrites(ctx, fn, spellings)) continue;
     const key = `${fn.path}:${fn.start_line}`;
     const entry = counts.get(key) ?? { fn, n: 0 };
     entry.n++;

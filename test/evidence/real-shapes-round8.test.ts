@@ -8,7 +8,10 @@
 // title that sets the option to `false` checks the default, not the option.
 // A string that spells the option in PascalCase is a label (`'Proxy'`), not a
 // name a parser or the environment knows; and a consumer that spells the
-// subject only in a comment is not where the option acts.
+// subject only in a comment is not where the option acts. Plain JavaScript
+// keeps settings in objects no type declares (`this.options.requireUpstream`):
+// such a read is the key's weakest declaration, and a preset that only assigns
+// the key (`options.git.requireUpstream = false`) does not act on it.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
@@ -188,5 +191,53 @@ describe('a consumer that spells the option only in a comment', () => {
     const site = withBehaviourSite(ctx, subject.name, located.payload, flow.payload, flow.carriers) as { payload: ImplementationLocation } | null;
     const primary = site?.payload.locations[0];
     expect(primary && `${primary.path}:${primary.start_line}`).toBe('fmt/__init__.py:9');
+  });
+});
+
+// A release tool in plain JavaScript: no type declares its settings; a plugin reads `this.options.requireUpstream`,
+// and a preset for snapshot releases forces it off.
+const JS_RELEASE: Files = {
+  'package.json': `${JSON.stringify({ name: 'shipit', type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
+  'lib/config.js': lines(
+    'export function presets(options, snapshot) {', //                                   1
+    "  if (typeof snapshot === 'string') {", //                                           2
+    "    options.git.tagMatch = `0.0.0-${snapshot}`;", //                                 3
+    '    options.git.requireUpstream = false;', //                                        4
+    '  }', //                                                                             5
+    '  return options;', //                                                               6
+    '}', //                                                                               7
+  ),
+  'lib/git.js': lines(
+    'export class Git {', //                                                              1
+    '  constructor(options) {', //                                                       2
+    '    this.options = options;', //                                                     3
+    '  }', //                                                                             4
+    '', //                                                                                5
+    '  async init() {', //                                                                6
+    '    if (this.options.requireUpstream && !(await this.hasUpstream())) {', //          7
+    "      throw new Error('No upstream configured for the current branch.');", //        8
+    '    }', //                                                                           9
+    '  }', //                                                                             10
+    '', //                                                                                11
+    '  async hasUpstream() {', //                                                         12
+    '    return false;', //                                                               13
+    '  }', //                                                                             14
+    '}', //                                                                               15
+  ),
+};
+
+describe('a configuration key read from a settings object no type declares', () => {
+  it('is located where the settings object is read, and a preset that only assigns it is not its behaviour', () => {
+    const { ctx } = repo(JS_RELEASE);
+    const subject = { kind: 'configuration_key' as const, name: 'requireUpstream' };
+    const located = locateImplementation(ctx, subject);
+    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    expect(`${located.payload.locations[0]!.path}:${located.payload.locations[0]!.start_line}`).toBe('lib/git.js:7');
+    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    expect(roles(flow.payload)).toEqual(expect.arrayContaining(['precedence lib/config.js:4', 'consumer lib/git.js:7']));
+    const site = withBehaviourSite(ctx, subject.name, located.payload, flow.payload, flow.carriers);
+    const primary = site.payload.locations[0]!;
+    expect(`${primary.path}:${primary.start_line}`).toBe('lib/git.js:7');
   });
 });

@@ -68,7 +68,7 @@ export interface OptionDeclaration extends Span {
 }
 
 /** How a configuration key is declared or read; earlier entries are stronger evidence. */
-export const CONFIG_KEY_KINDS = ['schema-field', 'key-read', 'env-read', 'config-field'] as const;
+export const CONFIG_KEY_KINDS = ['schema-field', 'key-read', 'env-read', 'config-field', 'settings-read'] as const;
 export type ConfigKeyKind = (typeof CONFIG_KEY_KINDS)[number];
 
 export interface ConfigKeyDeclaration extends Span {

@@ -35,6 +35,9 @@ const CALLS = `(call_expression function: (_) @fn arguments: (arguments) @args) 
 const NEWS = `(new_expression constructor: (identifier) @ctor arguments: (arguments) @args) @call`;
 const SUBSCRIPTS = `(subscript_expression object: (_) @obj index: (string) @key) @sub`;
 const MEMBERS = `(member_expression object: (member_expression) @obj property: (property_identifier) @key) @member`;
+const NAMED_MEMBERS = `(member_expression object: [(identifier) (member_expression)] @obj property: (property_identifier) @key) @member`;
+/** An object a program keeps its settings in, by its own name (`config`, `this.options`, `opts.git`'s `opts`). */
+const SETTINGS_OBJECT = /(^|\.)(config|configuration|conf|cfg|settings|options|opts|preferences|prefs)(\.[A-Za-z_$][\w$]*)?$/i;
 const PAIRS = `(pair key: [(property_identifier) (string)] @key value: (object) @value) @pair`;
 const OBJECTS = `(object) @obj`;
 const NAMED_READS = `[(member_expression object: (identifier) @obj property: (property_identifier) @key) (subscript_expression object: (identifier) @obj index: (string) @key)] @read`;
@@ -290,6 +293,25 @@ function parsedArgvReads(lang: LanguageId, root: SyntaxNode, inTest: boolean): O
   return [...first.values()];
 }
 
+/**
+ * `this.options.requireUpstream`, `config.multipass`, `options.git.tagName`: a key read from the
+ * object a program keeps its settings in, where no type declares the settings (plain JavaScript).
+ * The first read of each key in a file; writes (`options.x = …`) set it and are not counted.
+ */
+function settingsReads(lang: LanguageId, root: SyntaxNode, inTest: boolean): ConfigKeyDeclaration[] {
+  const first = new Map<string, ConfigKeyDeclaration>();
+  for (const m of matchesOf(lang, NAMED_MEMBERS, root)) {
+    const member = m.get('member')!;
+    const key = m.get('key')!.text;
+    if (first.has(key) || !SETTINGS_OBJECT.test(m.get('obj')!.text)) continue;
+    const parent = member.parent;
+    if (parent?.type === 'assignment_expression' && parent.childForFieldName('left')?.equals(member) === true) continue;
+    if (parent?.type === 'call_expression' && parent.childForFieldName('function')?.equals(member) === true) continue;
+    first.set(key, { key, kind: 'settings-read', carrier: key, inTest, ...statementSpanOf(member) });
+  }
+  return [...first.values()];
+}
+
 function settingsFields(defs: readonly Definition[], fileIsTest: boolean): ConfigKeyDeclaration[] {
   return defs
     .filter((d) => d.kind === 'field' && d.container !== null && SETTINGS_TYPE.test(d.container))
@@ -335,6 +357,7 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
     for (const m of matchesOf(lang, MEMBERS, root)) {
       if (/(^|\.)env$/.test(m.get('obj')!.text)) push(m.get('key')!.text, 'env-read', m.get('member')!);
     }
+    configKeys.push(...settingsReads(lang, root, fileIsTest));
     return { options, configKeys };
   });
 }

@@ -9,7 +9,7 @@ import { isTestPath } from '../core/test-code.js';
 import type { Span } from './languages/index.js';
 import type { SyntaxNode } from './parse/treesitter.js';
 import { clipUtf8, escapeRegExp } from '../core/text.js';
-import { isPeripheralPath } from './peripheral.js';
+import { isGeneratedLine, isPeripheralPath, isVendoredPath } from './peripheral.js';
 
 export interface Candidate {
   readonly path: string;
@@ -162,9 +162,9 @@ export function supportingLocations(ctx: AnalysisContext, primary: Location, q: 
   if (carriers.length === 0) return [];
   const hits = ctx
     .grep(carriers, { word: true, maxMatches: STATIC_LOCATE.maxCandidateMatches })
-    .filter((m) => ctx.languageOf(m.path) !== null && !isTestPath(m.path) && !q.excludePaths?.has(m.path))
+    .filter((m) => ctx.languageOf(m.path) !== null && !isTestPath(m.path) && !isVendoredPath(m.path) && !q.excludePaths?.has(m.path))
     .filter((m) => !(m.path === primary.path && m.line >= primary.start_line && m.line <= primary.end_line))
-    .filter((m) => !IMPORT_LINE.test(m.text) && !COMMENT_LINE.test(m.text))
+    .filter((m) => !IMPORT_LINE.test(m.text) && !COMMENT_LINE.test(m.text) && !isGeneratedLine(m.text))
     .flatMap((m) => {
       // git grep's word boundary ignores `$`, so `$DRY_RUN` in a string matched; it names no carrier in code.
       const carrier = carriers.find((c) => new RegExp(`(^|[^\\w$])${escapeRegExp(c)}([^\\w$]|$)`).test(m.text));

@@ -15,3 +15,17 @@ const PERIPHERAL_DIRS = new Set([
 export function isPeripheralPath(path: string): boolean {
   return path.split('/').slice(0, -1).some((seg) => PERIPHERAL_DIRS.has(seg.toLowerCase()));
 }
+
+/** Code copied in from other projects: never evidence about this one. */
+const VENDORED = /(^|\/)(vendor|node_modules|third_party)\//;
+
+export function isVendoredPath(path: string): boolean {
+  return VENDORED.test(path);
+}
+
+/** Longer lines are minified or generated (`examples/minified/app.js:1`), not code a maintainer would point to. */
+const GENERATED_LINE_CHARS = 1_000;
+
+export function isGeneratedLine(text: string): boolean {
+  return text.length > GENERATED_LINE_CHARS;
+}

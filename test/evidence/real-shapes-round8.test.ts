@@ -11,7 +11,11 @@
 // subject only in a comment is not where the option acts. Plain JavaScript
 // keeps settings in objects no type declares (`this.options.requireUpstream`):
 // such a read is the key's weakest declaration, and a preset that only assigns
-// the key (`options.git.requireUpstream = false`) does not act on it.
+// the key (`options.git.requireUpstream = false`) does not act on it. A Go
+// flag may be bound through a wrapper (`boolVar(&processor.MaxMean)`) into a
+// variable of another package, read bare inside that package; vendored code is
+// never cited. rstest's `#[case(…)]` functions are tests whose cases the runner
+// names `name::case_1…`.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
@@ -239,5 +243,124 @@ describe('a configuration key read from a settings object no type declares', () 
     const site = withBehaviourSite(ctx, subject.name, located.payload, flow.payload, flow.carriers);
     const primary = site.payload.locations[0]!;
     expect(`${primary.path}:${primary.start_line}`).toBe('lib/git.js:7');
+  });
+});
+
+// A Go line counter: its flags are bound through a wrapper (`boolVar(&processor.MaxMean)`) into variables of
+// another package, which that package reads bare; a vendored library happens to use the same word.
+const GO_COUNT: Files = {
+  'go.mod': lines('module example.com/count', '', 'go 1.21', '', 'require github.com/spf13/pflag v1.0.5'),
+  'config.go': lines(
+    'package main', //                                                                   1
+    '', //                                                                               2
+    'import (', //                                                                       3
+    '\t"example.com/count/processor"', //                                                4
+    '\t"github.com/spf13/pflag"', //                                                     5
+    ')', //                                                                              6
+    '', //                                                                               7
+    'func boolVar(p *bool) *bool { return p }', //                                       8
+    '', //                                                                               9
+    'func registerFlags(flags *pflag.FlagSet) {', //                                     10
+    '\tflags.BoolVarP(boolVar(&processor.MaxMean), "character", "m", false, "calculate max and mean characters per line")', // 11
+    '}', //                                                                              12
+  ),
+  'processor/processor.go': lines(
+    'package processor', //                                                              1
+    '', //                                                                               2
+    'var MaxMean = false', //                                                            3
+  ),
+  'processor/workers.go': lines(
+    'package processor; import "strconv"', //                                            1
+    '', //                                                                               2
+    'func CountStats(lines []string) (int, int) {', //                                   3
+    '\tlongest, total := 0, 0', //                                                       4
+    '\tif MaxMean {', //                                                                 5
+    '\t\tfor _, l := range lines {', //                                                  6
+    '\t\t\ttotal += len(l)', //                                                          7
+    '\t\t\tif len(l) > longest {', //                                                    8
+    '\t\t\t\tlongest = len(l)', //                                                      9
+    '\t\t\t}', //                                                                        10
+    '\t\t}', //                                                                          11
+    '\t}', //                                                                            12
+    '\treturn longest, total', //                                                        13
+    '}', //                                                                              14
+    '', //                                                                               15
+    'func Describe() string {', //                                                       16
+    '\treturn strconv.FormatBool(MaxMean)', //                                           17
+    '}', //                                                                              18
+  ),
+  'vendor/github.com/some/scanner/scanner.go': lines(
+    'package scanner', //                                                                1
+    '', //                                                                               2
+    'func Scan(character rune) bool { return character == 0 }', //                       3
+  ),
+};
+
+describe('a Go flag bound through a wrapper into another package’s variable', () => {
+  it('follows the variable bare inside its package, names the binding its carrier, and cites nothing vendored', () => {
+    const { root, ctx } = repo(GO_COUNT);
+    const subject = { kind: 'cli_option' as const, name: '--character' };
+    const located = locateImplementation(ctx, subject);
+    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    expect(located.payload.locations.map((l) => `${l.role} ${l.path}:${l.start_line}`)).toEqual(['primary config.go:11']);
+    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    expect(roles(flow.payload)).toEqual(expect.arrayContaining(['producer config.go:11', 'carrier config.go:11', 'consumer processor/workers.go:5']));
+    expect(flow.payload.steps.some((s) => s.location.path.startsWith('vendor/'))).toBe(false);
+    expect(flowVerdict(root, subject, flow.payload)).toBe('ok');
+  });
+});
+
+// A file server whose integration tests are rstest cases passing the flag in a `#[case]` attribute.
+const RUST_SERVE: Files = {
+  'Cargo.toml': lines('[package]', 'name = "serve"', 'version = "0.1.0"', 'edition = "2021"', '', '[dependencies]', 'clap = { version = "4", features = ["derive"] }', '', '[dev-dependencies]', 'rstest = "0.18"'),
+  'src/main.rs': lines(
+    'use clap::Parser;', //                                                              1
+    '', //                                                                               2
+    '#[derive(Parser)]', //                                                              3
+    'struct Args {', //                                                                  4
+    '    /// Do not follow symbolic links', //                                           5
+    '    #[arg(short = \'P\', long = "no-symlinks")]', //                                6
+    '    no_symlinks: bool,', //                                                         7
+    '}', //                                                                              8
+    '', //                                                                               9
+    'fn main() {', //                                                                    10
+    '    let args = Args::parse();', //                                                  11
+    '    if args.no_symlinks {', //                                                      12
+    '        println!("symlinks are not followed");', //                                 13
+    '    }', //                                                                          14
+    '}', //                                                                              15
+  ),
+  'tests/serve_request.rs': lines(
+    'use rstest::rstest;', //                                                            1
+    '', //                                                                               2
+    'fn serve(args: &[&str]) -> Vec<String> { args.iter().map(|a| a.to_string()).collect() }', // 3
+    '', //                                                                               4
+    '#[rstest]', //                                                                      5
+    '#[case(serve(&[]), true)]', //                                                      6
+    '#[case(serve(&["--no-symlinks"]), false)]', //                                      7
+    'fn serves_symlinks(#[case] server: Vec<String>, #[case] followed: bool) {', //       8
+    '    assert_eq!(server.is_empty(), followed);', //                                   9
+    '}', //                                                                              10
+    '', //                                                                               11
+    '#[test]', //                                                                        12
+    'fn serves_index() {', //                                                            13
+    '    assert!(serve(&["index.html"]).len() == 1);', //                                14
+    '}', //                                                                              15
+  ),
+};
+
+describe('rstest cases that pass the option in their #[case] attributes', () => {
+  it('are a focused test, run by the prefix that selects every generated case', async () => {
+    const { root } = repo(RUST_SERVE);
+    const n = need('--no-symlinks');
+    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    expect(plan?.identifier).toBe('serves_symlinks');
+    // rstest names the cases `serves_symlinks::case_1`, `…::case_2`: `--exact` would select none of them.
+    expect(plan?.argv).toEqual(['cargo', 'test', '--test', 'serve_request', 'serves_symlinks::']);
+    expect(plan?.location.start_line).toBe(8);
+    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
+    expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
   });
 });

@@ -10,7 +10,10 @@ export function flagDestination(family: Family, call: SyntaxNode): SyntaxNode | 
   const fn = call.childForFieldName('function');
   const method = fn?.type === 'selector_expression' ? fn.childForFieldName('field')?.text : fn?.text;
   if (!method || !/Var[PE]?$/.test(method)) return null;
-  const first = call.childForFieldName('arguments')?.namedChildren[0];
+  let first = call.childForFieldName('arguments')?.namedChildren[0];
+  // `flags.BoolVarP(boolVar(&processor.MaxMean), "character", …)`: a wrapper handed the address is the destination's.
+  const wrapped = first?.type === 'call_expression' ? first.childForFieldName('arguments')?.namedChildren : null;
+  if (wrapped?.length === 1) first = wrapped[0];
   if (first?.type !== 'unary_expression' || !first.text.startsWith('&')) return null;
   return first.childForFieldName('operand') ?? first.namedChildren[0] ?? null;
 }

@@ -23,6 +23,11 @@ export interface Hop {
    * its flow, but not a name tests set the option by.
    */
   readonly derived?: boolean;
+  /**
+   * Go's `processor.MaxMean`: a variable of the imported package `processor`, read bare inside
+   * that package (a directory of that name) and as `processor.MaxMean` everywhere else.
+   */
+  readonly goPackage?: string;
 }
 
 /** The hop into `target` (`o.path` → field `path`; `expanded` → its local or package variable), unless it spells the subject. */
@@ -30,11 +35,26 @@ export function hopTo(family: Family, spellings: Spellings, target: SyntaxNode, 
   if (spellings.mentions(target.text)) return undefined;
   if (MEMBER_TYPES.has(target.type)) {
     const name = lastName(target);
-    return name ? { name, scope: null, origin } : undefined;
+    const goPackage = family === 'go' ? importedPackage(target) : null;
+    return name ? { name, scope: null, origin, ...(goPackage ? { goPackage } : {}) } : undefined;
   }
   if (target.type !== 'identifier') return undefined;
   const scope = bindingScope(family, origin, target.text);
   return { name: target.text, scope, origin, global: scope === null };
+}
+
+/** `pkg` of a Go selector `pkg.Name` when the file imports a package under that name. */
+function importedPackage(selector: SyntaxNode): string | null {
+  const operand = selector.childForFieldName('operand');
+  if (selector.type !== 'selector_expression' || operand?.type !== 'identifier') return null;
+  let root = selector;
+  while (root.parent) root = root.parent;
+  for (const spec of root.descendantsOfType('import_spec')) {
+    const alias = spec?.childForFieldName('name')?.text;
+    const path = spec?.childForFieldName('path')?.text.replace(/^["`]|["`]$/g, '') ?? '';
+    if ((alias ?? path.slice(path.lastIndexOf('/') + 1)) === operand.text) return operand.text;
+  }
+  return null;
 }
 
 /** The hop into the binding whose value holds `node` within its statement (`x = … node …`), if any. */

@@ -13,7 +13,7 @@ import { declaredFlagDefault, enclosingFlagBinding, flagDefault, flagDestination
 import { hopTo, hopToBinding, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
 import { isTailExpression } from './rust.js';
-import type { Verdict } from './verdict.js';
+import type { AlsoStep, Verdict } from './verdict.js';
 import { DEFAULTING_CALL, ENV_READ, calleeName, keywordDefault, stringContent } from './value-syntax.js';
 
 /** At most this many lines between a function's signature and the read it returns make it a getter, cited whole. */
@@ -181,8 +181,11 @@ export class ProducerRules {
     if (within(occurrence, dest) || this.s.strings.has(occurrence.type)) {
       // Without the flag on the command line, the declared default is what the destination holds.
       const fallback = flagDefault(call);
-      const also = fallback ? [{ role: 'precedence' as const, node: call, description: `flag ${name} defaults to \`${snippet(fallback.text, 40)}\`` }] : undefined;
-      return { ...this.host.step('producer', call, `flag ${name} writes into \`${snippet(dest.text, 60)}\``), hop: this.destinationHop(dest, call), also };
+      const hop = this.destinationHop(dest, call);
+      const also: AlsoStep[] = fallback ? [{ role: 'precedence', node: call, description: `flag ${name} defaults to \`${snippet(fallback.text, 40)}\`` }] : [];
+      // A package variable (`&noSort`, `&processor.MaxMean`) has no field declaration to cite: the binding is where it is named as the value's home.
+      if (hop?.global || hop?.goPackage) also.push({ role: 'carrier', node: call, description: `variable \`${snippet(dest.text, 60)}\` carries the value` });
+      return { ...this.host.step('producer', call, `flag ${name} writes into \`${snippet(dest.text, 60)}\``), hop, also: also.length > 0 ? also : undefined };
     }
     // Any other argument the call reads is its default.
     return this.host.step('precedence', call, `\`${snippet(referenceText(occurrence), 60)}\` is the default of flag ${name}`);

@@ -119,10 +119,21 @@ export function recordDerivesParser(field: SyntaxNode): boolean {
 }
 
 /** `#[test]` functions and `#[cfg(test)]` modules are test code even inside `src/`. */
+/** `#[test]`, `#[tokio::test]`, rstest's `#[rstest]`, the test-case crate's `#[test_case(…)]`. */
+export const RUST_TEST_ATTRIBUTE = /^#\[(\w+::)*(test|rstest|test_case)\b/;
+
+/** Attributes that make one test function into several generated cases (`fn_name::case_1`, …). */
+const RUST_CASE_ATTRIBUTE = /^#\[(\w+::)*(case|test_case)\b/;
+
+/** rstest `#[case(…)]`/`#[values(…)]` and test-case's `#[test_case(…)]`: the runner names each case under the function's name. */
+export function rustTestHasCases(fn: SyntaxNode): boolean {
+  return precedingAttributes(fn).some((a) => RUST_CASE_ATTRIBUTE.test(a.text)) || /#\[(\w+::)*(case|values)\b/.test(fn.childForFieldName('parameters')?.text ?? '');
+}
+
 export function isRustTestItem(n: SyntaxNode): boolean {
   if (n.type !== 'function_item' && n.type !== 'mod_item') return false;
   return precedingAttributes(n).some((a) =>
-    n.type === 'mod_item' ? /^#\[cfg\(test\)\]$/.test(a.text.replace(/\s+/g, '')) : /^#\[(\w+::)*test\b/.test(a.text),
+    n.type === 'mod_item' ? /^#\[cfg\(test\)\]$/.test(a.text.replace(/\s+/g, '')) : RUST_TEST_ATTRIBUTE.test(a.text),
   );
 }
 

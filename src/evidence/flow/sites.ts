@@ -6,10 +6,10 @@ import { isTestPath } from '../../core/test-code.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import type { Spellings } from './spellings.js';
 import { lineStarts } from './syntax.js';
+import { isGeneratedLine, isVendoredPath } from '../peripheral.js';
 
 export const SOURCE_PATHSPECS = ['*.rs', '*.ts', '*.mts', '*.cts', '*.tsx', '*.js', '*.mjs', '*.cjs', '*.jsx', '*.py', '*.go'];
 
-const VENDORED = /(^|\/)(vendor|node_modules|third_party)\//;
 // Type-level tests (tsd) sit outside the usual test folders.
 const TYPE_TESTS = /\.test-d\.tsx?$/;
 
@@ -22,7 +22,7 @@ export interface Site {
 }
 
 export function isNonTestSource(ctx: AnalysisContext, path: string): boolean {
-  return ctx.languageOf(path) !== null && !isTestPath(path) && !VENDORED.test(path) && !TYPE_TESTS.test(path);
+  return ctx.languageOf(path) !== null && !isTestPath(path) && !isVendoredPath(path) && !TYPE_TESTS.test(path);
 }
 
 /** Occurrences in non-test source, in path/line/column order; `truncated` when the bound cut the search. */
@@ -35,7 +35,7 @@ export function findSites(
   const truncated = matches.length > max;
   const byPath = new Map<string, number[]>();
   for (const m of matches.slice(0, max)) {
-    if (!isNonTestSource(ctx, m.path)) continue;
+    if (!isNonTestSource(ctx, m.path) || isGeneratedLine(m.text)) continue;
     const lines = byPath.get(m.path) ?? [];
     lines.push(m.line);
     byPath.set(m.path, lines);

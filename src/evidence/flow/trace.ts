@@ -169,6 +169,12 @@ function followHop(ctx: AnalysisContext, flow: FlowBuilder, hop: Hop, origin: Pa
     sites = [];
     for (const path of [...byPath.keys()].sort()) {
       const file = ctx.parsed(path);
+      if (file && hop.goPackage) {
+        // Bare inside the package's own directory; qualified by the package's name elsewhere.
+        const inPackage = dirOf(path).split('/').pop() === hop.goPackage;
+        sites.push(...sitesOnLines(file, byPath.get(path)!, spellings).filter((s) => (isMemberName(s.leaf) ? s.leaf.parent?.childForFieldName('operand')?.text === hop.goPackage : inPackage)));
+        continue;
+      }
       if (file && hop.global) {
         sites.push(...sitesOnLines(file, byPath.get(path)!, spellings).filter((s) => !isMemberName(s.leaf)));
         continue;

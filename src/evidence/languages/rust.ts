@@ -87,8 +87,11 @@ function tokenArgs(tokens: SyntaxNode | null): Map<string, SyntaxNode | null> {
 
 const lastSegment = (path: string): string => path.slice(path.lastIndexOf(':') + 1);
 
+/** `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(…)]` on a function. */
+const TEST_FUNCTION_ATTRIBUTES = new Set(['test', 'rstest', 'test_case']);
+
 function isTestAttribute(a: Attribute): boolean {
-  return lastSegment(a.path) === 'test' || (a.path === 'cfg' && a.args.has('test') && !a.text.includes('not'));
+  return TEST_FUNCTION_ATTRIBUTES.has(lastSegment(a.path)) || (a.path === 'cfg' && a.args.has('test') && !a.text.includes('not'));
 }
 
 function typeName(n: SyntaxNode | null): string | null {
@@ -135,7 +138,7 @@ export function rustDefinitions(file: ParsedFile, fileIsTest: boolean, focus?: N
     let kind = ITEM_KIND[def.type]!;
     const container = containerOf(def);
     if (kind === 'function' && container !== null) kind = 'method';
-    if (kind === 'function' && attributesOf(def).some((a) => lastSegment(a.path) === 'test')) kind = 'test';
+    if (kind === 'function' && attributesOf(def).some((a) => TEST_FUNCTION_ATTRIBUTES.has(lastSegment(a.path)))) kind = 'test';
     const head = leading(def)[0] ?? def;
     const body = def.childForFieldName('body');
     return [

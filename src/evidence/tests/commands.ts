@@ -47,7 +47,8 @@ function cargoCommand(ctx: AnalysisContext, test: TestCase): CommandResult {
     kind: 'command',
     command: {
       runner: 'cargo',
-      argv: ['cargo', 'test', ...target.selector, identifier, '--', '--exact'],
+      // Generated cases are named `<test>::case_1…`: the module prefix selects them all and nothing else.
+      argv: test.cases ? ['cargo', 'test', ...target.selector, `${identifier}::`] : ['cargo', 'test', ...target.selector, identifier, '--', '--exact'],
       cwd_relative: cwdOf(crateDir),
       identifier,
       evidence_paths: unique([test.path, manifestPath, rootPath]),

@@ -4,7 +4,7 @@
 // `TestXxx(t *testing.T)` functions.
 import type { ParsedFile } from '../context.js';
 import { stringContent } from '../flow/value-syntax.js';
-import { isRustTestItem } from '../flow/rust.js';
+import { isRustTestItem, precedingAttributes, rustTestHasCases } from '../flow/rust.js';
 import { familyOf, type Family } from '../flow/syntax.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 
@@ -17,8 +17,10 @@ export interface TestCase {
   readonly scopes: readonly string[];
   readonly startLine: number;
   readonly endLine: number;
-  /** Source text of the definition. */
+  /** Source text of the definition (with a Rust test's attributes, where rstest's cases spell their arguments). */
   readonly body: string;
+  /** The runner generates one case per argument set under the test's name (rstest `#[case]`, `#[test_case]`). */
+  readonly cases?: boolean;
 }
 
 // `test.serial` and `test.failing` are ava's; `skip` and `todo` never run, so they are no focused test.
@@ -56,7 +58,17 @@ function testAt(family: Family, file: ParsedFile, node: SyntaxNode, scopes: stri
   });
   switch (family) {
     case 'rust': {
-      if (node.type === 'function_item') return isRustTestItem(node) ? make(node.childForFieldName('name')?.text ?? '') : null;
+      if (node.type === 'function_item') {
+        if (!isRustTestItem(node)) return null;
+        const first = precedingAttributes(node)[0] ?? node;
+        const test = make(node.childForFieldName('name')?.text ?? '');
+        // The location stays the function; its attributes (rstest's `#[case(…)]` arguments) count as its body.
+        return {
+          ...test,
+          body: file.text.slice(first.startIndex, node.endIndex),
+          ...(rustTestHasCases(node) ? { cases: true } : {}),
+        };
+      }
       const name = macroTestName(node);
       return name ? make(name) : null;
     }

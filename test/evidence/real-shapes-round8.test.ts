@@ -15,7 +15,8 @@
 // flag may be bound through a wrapper (`boolVar(&processor.MaxMean)`) into a
 // variable of another package, read bare inside that package; vendored code is
 // never cited. rstest's `#[case(…)]` functions are tests whose cases the runner
-// names `name::case_1…`.
+// names `name::case_1…`. A title that speaks of a one-word option as a
+// setting (`…_with_aggressive`, `…_raw_flag`) ties its test to the option.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
@@ -25,6 +26,7 @@ import { traceFlow } from '../../src/evidence/flow/trace.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
 import { withBehaviourSite } from '../../src/evidence/behaviour.js';
 import { checkArgv } from '../../src/validate/test-command.js';
+import { namesAsSetting } from '../../src/evidence/tests/relevance.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
 import { validateProposal } from '../../src/validate/validate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
@@ -362,5 +364,54 @@ describe('rstest cases that pass the option in their #[case] attributes', () => 
     expect(plan?.location.start_line).toBe(8);
     const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
     expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
+  });
+});
+
+// A formatter whose one-word `--aggressive` is passed by many tests; one title speaks of it as a setting.
+const PY_FIXER: Files = {
+  'pyproject.toml': lines('[project]', 'name = "fixer"', '', '[tool.pytest.ini_options]', 'testpaths = ["tests"]'),
+  'fixer/__init__.py': '',
+  'fixer/cli.py': lines(
+    'import argparse', //                                                                1
+    '', //                                                                               2
+    '', //                                                                               3
+    'def parse(argv):', //                                                               4
+    '    parser = argparse.ArgumentParser()', //                                         5
+    '    parser.add_argument("--aggressive", action="store_true", help="fix more")', //  6
+    '    return parser.parse_args(argv)', //                                             7
+    '', //                                                                               8
+    '', //                                                                               9
+    'def fix(source, argv):', //                                                         10
+    '    args = parse(argv)', //                                                         11
+    '    if args.aggressive:', //                                                        12
+    '        source = source.replace("== None", "is None")', //                          13
+    '    return source', //                                                              14
+  ),
+  'tests/test_fix.py': lines(
+    'from fixer.cli import fix', //                                                      1
+    '', //                                                                               2
+    '', //                                                                               3
+    'def test_long_line_with_aggressive():', //                                          4
+    '    source = "a == None"', //                                                       5
+    '    fixed = "a is None"', //                                                        6
+    '    assert fix(source, ["--aggressive"]) == fixed', //                              7
+    '', //                                                                               8
+    '', //                                                                               9
+    'def test_equality_comparison():', //                                                10
+    '    source = "a == None"', //                                                       11
+    '    assert fix(source, ["--aggressive"]) == "a is None"', //                        12
+  ),
+};
+
+describe('a one-word option a test title speaks of as a setting', () => {
+  it('ties the test to the option (`…_with_aggressive`), where the bare word would not (`runs_successfully` for `--runs`)', async () => {
+    const { root } = repo(PY_FIXER);
+    const n = need('--aggressive');
+    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    expect(plan?.identifier).toBe('test_long_line_with_aggressive');
+    expect(namesAsSetting(['test', 'e501', 'with', 'aggressive'], 'aggressive')).toBe(true);
+    expect(namesAsSetting(['test', 'raw', 'flag'], 'raw')).toBe(true);
+    expect(namesAsSetting(['runs', 'successfully'], 'runs')).toBe(false);
   });
 });

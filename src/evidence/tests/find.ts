@@ -12,7 +12,7 @@ import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';
 import { testsInFile, type TestCase } from './discover.js';
-import { behaviourFunction, callsFunction, contentWords, declaredShorts, helpWords, effectiveBody, expectsError, isEndToEnd, isFailureTitle, isIncidentalTitle, isNegatedTitle, isPairedWith, settingArguments, titleOverlap } from './relevance.js';
+import { behaviourFunction, callsFunction, contentWords, declaredShorts, helpWords, effectiveBody, expectsError, isEndToEnd, isFailureTitle, isIncidentalTitle, isNegatedTitle, isPairedWith, namesAsSetting, settingArguments, titleOverlap } from './relevance.js';
 import { escapeRegExp } from '../../core/text.js';
 
 export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'unresolved'; reason: string };
@@ -92,7 +92,8 @@ export function findFocusedTests(
       // `runs_successfully` is not about `--runs`: one word of a name ties a test to a one-word option only when it is the whole name.
       // `… even when maxArgLength is set` is about something else, with the subject as a side condition.
       const incidental = named === 2 && isIncidentalTitle(test.name);
-      const score = (named === 2 && subject.kind === 'cli_option' && key.length === 1 && !namedExactly) || incidental ? 0 : named;
+      const asSetting = key.length === 1 && namesAsSetting(words(test.name), key[0]!);
+      const score = (named === 2 && subject.kind === 'cli_option' && key.length === 1 && !namedExactly && !asSetting) || incidental ? 0 : named;
       if (score < 2 && !mentioned) continue;
       const title = words(test.name);
       // Calling the function that holds the behaviour with the value set is what fails when the behaviour breaks;

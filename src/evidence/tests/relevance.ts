@@ -42,6 +42,15 @@ export function isNegatedTitle(words: readonly string[], subjectWords: readonly 
   return words.some((w) => NEGATED.has(w) && !subjectWords.includes(w));
 }
 
+/** Words that speak of a one-word option as a setting: `test_e501_with_aggressive`, `test_raw_flag`. */
+const SETTING_BEFORE = new Set(['with', 'without', 'by', 'using', 'via', 'under']);
+const SETTING_AFTER = new Set(['option', 'flag', 'mode', 'enabled', 'disabled', 'switch', 'argument', 'arg']);
+
+/** Whether the title names a one-word option as a setting rather than using the word (`runs_successfully` is not about `--runs`). */
+export function namesAsSetting(title: readonly string[], word: string): boolean {
+  return title.some((w, i) => w === word && (SETTING_BEFORE.has(title[i - 1] ?? '') || SETTING_AFTER.has(title[i + 1] ?? '')));
+}
+
 /** A title about the program refusing its input (`cannot combine …`, `… unknown encoding`, `invalid …`). */
 const FAILURE = new Set(['cannot', 'invalid', 'unknown', 'error', 'errors', 'fail', 'fails', 'failure', 'reject', 'rejects', 'refuses', 'unsupported', 'illegal', 'malformed']);
 

@@ -17,6 +17,9 @@
 // never cited. rstest's `#[case(…)]` functions are tests whose cases the runner
 // names `name::case_1…`. A title that speaks of a one-word option as a
 // setting (`…_with_aggressive`, `…_raw_flag`) ties its test to the option.
+// clap's `env = "X"` makes the flag the precedence over the variable, whose
+// focused test — when no test sets the variable — is the flag's; a value
+// handed to `println!` is written out, not left unexplained.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
@@ -413,5 +416,61 @@ describe('a one-word option a test title speaks of as a setting', () => {
     expect(namesAsSetting(['test', 'e501', 'with', 'aggressive'], 'aggressive')).toBe(true);
     expect(namesAsSetting(['test', 'raw', 'flag'], 'raw')).toBe(true);
     expect(namesAsSetting(['runs', 'successfully'], 'runs')).toBe(false);
+  });
+});
+
+// A server whose `--route-prefix` can also come from `SERVE_ROUTE_PREFIX` (clap's `env =`); tests pass the flag.
+const RUST_PREFIX: Files = {
+  'Cargo.toml': lines('[package]', 'name = "serve"', 'version = "0.1.0"', 'edition = "2021"', '', '[dependencies]', 'clap = { version = "4", features = ["derive", "env"] }'),
+  'src/main.rs': lines(
+    'use clap::Parser;', //                                                              1
+    '', //                                                                               2
+    '#[derive(Parser)]', //                                                              3
+    'struct Args {', //                                                                  4
+    '    /// Serve everything under this path', //                                       5
+    '    #[arg(long = "route-prefix", env = "SERVE_ROUTE_PREFIX", default_value = "")]', // 6
+    '    route_prefix: String,', //                                                      7
+    '}', //                                                                              8
+    '', //                                                                               9
+    'fn scoped(prefix: &str, path: &str) -> String {', //                                10
+    '    format!("/{}/{}", prefix.trim_matches(\'/\'), path)', //                          11
+    '}', //                                                                              12
+    '', //                                                                               13
+    'fn main() {', //                                                                    14
+    '    let args = Args::parse();', //                                                  15
+    '    if !args.route_prefix.is_empty() {', //                                         16
+    '        let url = scoped(&args.route_prefix, "index.html");', //                    17
+    '        println!("{}", url);', //                                                   18
+    '    }', //                                                                          19
+    '}', //                                                                              20
+  ),
+  'tests/serve.rs': lines(
+    'use std::process::Command;', //                                                     1
+    '', //                                                                               2
+    '#[test]', //                                                                        3
+    'fn serves_under_route_prefix() {', //                                               4
+    '    let out = Command::new(env!("CARGO_BIN_EXE_serve")).args(["--route-prefix", "app"]).output().unwrap();', // 5
+    '    assert!(String::from_utf8_lossy(&out.stdout).contains("/app/index.html"));', //  6
+    '}', //                                                                              7
+  ),
+};
+
+describe('an environment variable a clap argument reads when its flag is absent', () => {
+  it('has the flag as its precedence, and the flag’s test as its focused test when no test sets the variable', async () => {
+    const { root } = repo(RUST_PREFIX);
+    const n = compileNeed(
+      { route: 'trace.state-flow', subject: { kind: 'configuration_key', name: 'SERVE_ROUTE_PREFIX' }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace SERVE_ROUTE_PREFIX' },
+      lineageDigest(['0'.repeat(40)]),
+    );
+    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const flow = out.proposals.find((p) => p.predicate === 'runtime_flow')?.payload as RuntimeFlow | undefined;
+    expect(flow?.steps.find((s) => s.role === 'precedence' && s.description.includes('SERVE_ROUTE_PREFIX'))?.location.start_line).toBe(6);
+    expect(flowVerdict(root, { kind: 'configuration_key', name: 'SERVE_ROUTE_PREFIX' }, flow!)).toBe('ok');
+    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    expect(plan?.identifier).toBe('serves_under_route_prefix');
+    // The declaration names both the variable and the flag the test passes: it is part of the evidence.
+    expect(plan?.evidence_paths).toContain('src/main.rs');
+    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
+    expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
   });
 });

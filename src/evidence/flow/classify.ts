@@ -55,6 +55,25 @@ import {
 export type { Hop } from './hops.js';
 export type { Verdict } from './verdict.js';
 
+/**
+ * What a parser attribute puts in place of a missing flag: `#[arg(default_value_t = 0)]`, and
+ * `#[arg(env = "APP_PORT")]`, an environment variable read when the flag is not given.
+ */
+function parsedFallbacks(attrs: readonly SyntaxNode[], label: string): AlsoStep[] | undefined {
+  const out: AlsoStep[] = [];
+  const defaulted = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text) && DEFAULT_ATTRIBUTE.test(a.text));
+  const env = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text) && ENV_ATTRIBUTE.test(a.text));
+  if (env) out.push({ role: 'precedence', node: env, description: `the flag wins over the environment variable \`${ENV_ATTRIBUTE.exec(env.text)?.[1] ?? 'env'}\` that fills \`${label}\` without it` });
+  if (defaulted) out.push({ role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` });
+  return out.length > 0 ? out : undefined;
+}
+
+/** Macros that write the value out (print, log, fail with it) rather than compute with it. */
+const OUTPUT_MACRO = /^((\w+::)*(e?print(ln)?|write(ln)?|info|debug|warn|error|trace|panic|bail|assert(_eq|_ne)?|debug_assert(_eq|_ne)?))$/;
+
+/** clap's `env = "APP_PORT"` (not `env` alone, which names the variable after the field). */
+const ENV_ATTRIBUTE = /\benv\s*=\s*"([^"]+)"/;
+
 /** A record key naming a default (`default:`, `'default':`, `defaultValue:`, `default_value=`). */
 const DEFAULT_KEY = /^["'`]?(default|defaultValue|default_value)["'`]?$/;
 
@@ -133,6 +152,8 @@ export class Classifier implements ClassifierSteps {
     let prev = start;
     for (let n: SyntaxNode | null = start; n; prev = n, n = n.parent) {
       if (n !== start && this.s.containers.has(n.type) && !(this.family === 'rust' && yieldsTail(n, prev))) break;
+      // Rust macro arguments are a token tree, not calls: `println!("{}", url)` prints the value, `format!` formats it.
+      if (this.family === 'rust' && n.type === 'macro_invocation' && n !== start && !pendingCall) return this.macroVerdict(n, start);
       const field = this.s.fields[n.type];
       if (field !== undefined) return this.fieldVerdict(n, field, prev);
       if (this.isParam(n, prev)) return this.paramVerdict(n);
@@ -346,11 +367,17 @@ export class Classifier implements ClassifierSteps {
         symbol: name.text,
         description: `\`${label}\` is filled by ${how ? `\`${snippet(how.text, 60)}\`` : 'derived parsing'}`,
         carrier: { node: n, description: `\`${label}\` carries the parsed value` },
-        // `#[arg(default_value_t = 0)]`: without the flag the declared default takes over.
-        also: defaulted ? [{ role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` }] : undefined,
+        also: parsedFallbacks(attrs, label),
       };
     }
     return this.fieldStep('carrier', n, `\`${label}\` carries the value`, recordHeader(this.family, n));
+  }
+
+  private macroVerdict(macro: SyntaxNode, start: SyntaxNode): Verdict {
+    const name = macro.childForFieldName('macro')?.text ?? 'macro';
+    const what = `\`${snippet(referenceText(start), 60)}\``;
+    if (OUTPUT_MACRO.test(name)) return this.step('consumer', macro, `${what} is written out by \`${name}!\``);
+    return this.step('transformation', macro, `${what} passed to \`${name}!\``);
   }
 
   private fieldStep(role: FlowRole, n: SyntaxNode, description: string, from?: SyntaxNode): Verdict {

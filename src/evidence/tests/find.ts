@@ -40,7 +40,30 @@ interface Ranked {
 
 const TRIES = 8;
 
+/**
+ * The focused test of a key, or — when no test mentions the key — of the command-line
+ * option its declaration also makes (clap's `#[arg(long = "port", env = "APP_PORT")]`,
+ * click's `envvar=`): tests set such a value on the command line. The declaration names
+ * both, so it joins the test's evidence.
+ */
 export function findFocusedTests(
+  ctx: AnalysisContext,
+  subject: Subject,
+  primary: Location | null,
+  behaviour: { readonly location: Location; readonly rejects: boolean } | null = null,
+  carriers: readonly string[] = [],
+): TestsResult {
+  const direct = testsFor(ctx, subject, primary, behaviour, carriers);
+  if (direct.kind === 'found' || subject.kind !== 'configuration_key' || !primary) return direct;
+  const option = (ctx.facts(primary.path)?.options ?? []).find((o) => !o.inTest && o.longs.length > 0 && o.startLine <= primary.end_line && primary.start_line <= o.endLine);
+  if (!option) return direct;
+  const viaOption = testsFor(ctx, { kind: 'cli_option', name: `--${option.longs[0]!}` }, primary, behaviour, carriers);
+  if (viaOption.kind !== 'found') return direct;
+  const paths = viaOption.payload.evidence_paths.includes(primary.path) ? viaOption.payload.evidence_paths : [...viaOption.payload.evidence_paths, primary.path];
+  return { kind: 'found', payload: { ...viaOption.payload, evidence_paths: paths } };
+}
+
+function testsFor(
   ctx: AnalysisContext,
   subject: Subject,
   primary: Location | null,
@@ -92,7 +115,8 @@ export function findFocusedTests(
       // `runs_successfully` is not about `--runs`: one word of a name ties a test to a one-word option only when it is the whole name.
       // `… even when maxArgLength is set` is about something else, with the subject as a side condition.
       const incidental = named === 2 && isIncidentalTitle(test.name);
-      const asSetting = key.length === 1 && namesAsSetting(words(test.name), key[0]!);
+      // `cannot_combine_compress_with_chunked` names the option as one side of a refusal, not as the setting under test.
+      const asSetting = key.length === 1 && namesAsSetting(words(test.name), key[0]!) && !isFailureTitle(words(test.name));
       const score = (named === 2 && subject.kind === 'cli_option' && key.length === 1 && !namedExactly && !asSetting) || incidental ? 0 : named;
       if (score < 2 && !mentioned) continue;
       const title = words(test.name);

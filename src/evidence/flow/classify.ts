@@ -358,7 +358,6 @@ export class Classifier implements ClassifierSteps {
     if (parsed) {
       const head = attrs[0];
       const how = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text));
-      const defaulted = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text) && DEFAULT_ATTRIBUTE.test(a.text));
       return {
         kind: 'step',
         role: 'producer',

@@ -29,7 +29,7 @@ import type { Spellings } from './spellings.js';
 import { flagDestination, single } from './go.js';
 import { hopTo, hopToBinding, type Hop } from './hops.js';
 import { bindingScope } from './scope.js';
-import { isTailExpression, yieldsTail } from './rust.js';
+import { isTailExpression, outputMacro, parsedFallbacks, yieldsTail } from './rust.js';
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
 import type { AlsoStep, Verdict } from './verdict.js';
@@ -39,7 +39,6 @@ import {
   combinesSources,
   overrideCondition,
   DECLARED_WITHOUT_VALUE,
-  DEFAULT_ATTRIBUTE,
   DEFAULTING_CALL,
   DESTRUCTURED_NAMES,
   ENV_READ,
@@ -54,25 +53,6 @@ import {
 
 export type { Hop } from './hops.js';
 export type { Verdict } from './verdict.js';
-
-/**
- * What a parser attribute puts in place of a missing flag: `#[arg(default_value_t = 0)]`, and
- * `#[arg(env = "APP_PORT")]`, an environment variable read when the flag is not given.
- */
-function parsedFallbacks(attrs: readonly SyntaxNode[], label: string): AlsoStep[] | undefined {
-  const out: AlsoStep[] = [];
-  const defaulted = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text) && DEFAULT_ATTRIBUTE.test(a.text));
-  const env = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text) && ENV_ATTRIBUTE.test(a.text));
-  if (env) out.push({ role: 'precedence', node: env, description: `the flag wins over the environment variable \`${ENV_ATTRIBUTE.exec(env.text)?.[1] ?? 'env'}\` that fills \`${label}\` without it` });
-  if (defaulted) out.push({ role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` });
-  return out.length > 0 ? out : undefined;
-}
-
-/** Macros that write the value out (print, log, fail with it) rather than compute with it. */
-const OUTPUT_MACRO = /^((\w+::)*(e?print(ln)?|write(ln)?|info|debug|warn|error|trace|panic|bail|assert(_eq|_ne)?|debug_assert(_eq|_ne)?))$/;
-
-/** clap's `env = "APP_PORT"` (not `env` alone, which names the variable after the field). */
-const ENV_ATTRIBUTE = /\benv\s*=\s*"([^"]+)"/;
 
 /** A record key naming a default (`default:`, `'default':`, `defaultValue:`, `default_value=`). */
 const DEFAULT_KEY = /^["'`]?(default|defaultValue|default_value)["'`]?$/;
@@ -375,7 +355,7 @@ export class Classifier implements ClassifierSteps {
   private macroVerdict(macro: SyntaxNode, start: SyntaxNode): Verdict {
     const name = macro.childForFieldName('macro')?.text ?? 'macro';
     const what = `\`${snippet(referenceText(start), 60)}\``;
-    if (OUTPUT_MACRO.test(name)) return this.step('consumer', macro, `${what} is written out by \`${name}!\``);
+    if (outputMacro(name)) return this.step('consumer', macro, `${what} is written out by \`${name}!\``);
     return this.step('transformation', macro, `${what} passed to \`${name}!\``);
   }
 

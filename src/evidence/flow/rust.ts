@@ -5,6 +5,8 @@
 import type { FlowRole } from '../../core/contracts.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { ancestors, enclosingFunctionName, snippet, within } from './syntax.js';
+import { DEFAULT_ATTRIBUTE, PARSER_ATTRIBUTE } from './value-syntax.js';
+import type { AlsoStep } from './verdict.js';
 
 /** `Some(x)`, `Iteration::Warmup(i)`: a tuple struct or variant built around its argument, not a function call. */
 export function isTupleConstructor(call: SyntaxNode): boolean {
@@ -155,4 +157,27 @@ export function isTailExpression(n: SyntaxNode): boolean {
   const block = n.parent;
   if (block?.type !== 'block' || block.lastNamedChild?.equals(n) !== true) return false;
   return isValueExpression(n) && block.parent?.type === 'function_item';
+}
+
+/**
+ * What a parser attribute puts in place of a missing flag: `#[arg(default_value_t = 0)]`, and
+ * `#[arg(env = "APP_PORT")]`, an environment variable read when the flag is not given.
+ */
+export function parsedFallbacks(attrs: readonly SyntaxNode[], label: string): AlsoStep[] | undefined {
+  const out: AlsoStep[] = [];
+  const defaulted = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text) && DEFAULT_ATTRIBUTE.test(a.text));
+  const env = attrs.find((a) => PARSER_ATTRIBUTE.test(a.text) && ENV_ATTRIBUTE.test(a.text));
+  if (env) out.push({ role: 'precedence', node: env, description: `the flag wins over the environment variable \`${ENV_ATTRIBUTE.exec(env.text)?.[1] ?? 'env'}\` that fills \`${label}\` without it` });
+  if (defaulted) out.push({ role: 'precedence', node: defaulted, description: `\`${label}\` defaults to the declared \`${snippet(DEFAULT_ATTRIBUTE.exec(defaulted.text)?.[0] ?? 'default', 60)}\`` });
+  return out.length > 0 ? out : undefined;
+}
+
+/** Macros that write the value out (print, log, fail with it) rather than compute with it. */
+const OUTPUT_MACRO = /^((\w+::)*(e?print(ln)?|write(ln)?|info|debug|warn|error|trace|panic|bail|assert(_eq|_ne)?|debug_assert(_eq|_ne)?))$/;
+
+/** clap's `env = "APP_PORT"` (not `env` alone, which names the variable after the field). */
+const ENV_ATTRIBUTE = /\benv\s*=\s*"([^"]+)"/;
+
+export function outputMacro(name: string): boolean {
+  return OUTPUT_MACRO.test(name);
 }

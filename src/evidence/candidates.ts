@@ -162,7 +162,7 @@ export function supportingLocations(ctx: AnalysisContext, primary: Location, q: 
   if (carriers.length === 0) return [];
   const hits = ctx
     .grep(carriers, { word: true, maxMatches: STATIC_LOCATE.maxCandidateMatches })
-    .filter((m) => ctx.languageOf(m.path) !== null && !isTestPath(m.path) && !isVendoredPath(m.path) && !q.excludePaths?.has(m.path))
+    .filter((m) => ctx.languageOf(m.path) !== null && !isTestPath(m.path) && !isVendoredPath(m.path) && !ctx.isMarkedNotCode(m.path) && !q.excludePaths?.has(m.path))
     .filter((m) => !(m.path === primary.path && m.line >= primary.start_line && m.line <= primary.end_line))
     .filter((m) => !IMPORT_LINE.test(m.text) && !COMMENT_LINE.test(m.text) && !isGeneratedLine(m.text))
     .flatMap((m) => {
@@ -289,7 +289,7 @@ export interface Discovery {
 
 /** Candidate files for a subject: only files whose text matches are ever parsed. */
 export function discover(ctx: AnalysisContext, patterns: readonly string[], opts: GrepOptions, allowTest: boolean): Discovery {
-  const matches = ctx.grep(patterns, { ...opts, maxMatches: STATIC_LOCATE.maxCandidateMatches }).filter((m) => ctx.languageOf(m.path) !== null);
+  const matches = ctx.grep(patterns, { ...opts, maxMatches: STATIC_LOCATE.maxCandidateMatches }).filter((m) => ctx.languageOf(m.path) !== null && !ctx.isMarkedNotCode(m.path));
   const paths = [...new Set(matches.map((m) => m.path))]
     .filter((p) => allowTest || !isTestPath(p))
     .sort((a, b) => pathTier(a) - pathTier(b) || (a < b ? -1 : a > b ? 1 : 0));

@@ -14,6 +14,7 @@ import { definitionsNamed, factsOf, type Definition, type FileFacts } from './la
 import type { FactIndex } from './fact-index.js';
 import { listSearchedFiles, type SearchableTexts, type WorktreeTexts } from './worktree-texts.js';
 import type { TreeCache } from './tree-cache.js';
+import { notCodeMarks } from './generated-marks.js';
 
 export interface GrepMatch {
   readonly path: string;
@@ -62,6 +63,8 @@ export class AnalysisContext {
   private readonly supersets: Superset[] = [];
   private readonly seen = new Map<string, Digest>();
   private readonly scriptLanguages = new Map<string, LanguageId | null>();
+  /** `.gitattributes`' marks of paths that are not code (undefined: not read yet). */
+  private notCode: ((path: string) => boolean) | null | undefined;
   private truncatedSearches = 0;
   /** git grep runs, each a walk of the whole repository (tests and benchmarks). */
   walks = 0;
@@ -285,6 +288,12 @@ export class AnalysisContext {
       this.scriptLanguages.set(path, language);
     }
     return language;
+  }
+
+  /** Whether the repository marks `path` as generated, vendored or documentation (evidence/generated-marks.ts). */
+  isMarkedNotCode(path: string): boolean {
+    if (this.notCode === undefined) this.notCode = notCodeMarks(this.read('.gitattributes') ?? '');
+    return this.notCode?.(path) ?? false;
   }
 
   /**

@@ -19,7 +19,10 @@
 // setting (`…_with_aggressive`, `…_raw_flag`) ties its test to the option.
 // clap's `env = "X"` makes the flag the precedence over the variable, whose
 // focused test — when no test sets the variable — is the flag's; a value
-// handed to `println!` is written out, not left unexplained.
+// handed to `println!` is written out, not left unexplained. Build output a
+// repository commits and marks in `.gitattributes` (`linguist-generated`) is
+// never cited or followed; a word inside a regular expression is no use of the
+// option.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
@@ -30,6 +33,7 @@ import { locateImplementation } from '../../src/evidence/locate.js';
 import { withBehaviourSite } from '../../src/evidence/behaviour.js';
 import { checkArgv } from '../../src/validate/test-command.js';
 import { namesAsSetting } from '../../src/evidence/tests/relevance.js';
+import { notCodeMarks } from '../../src/evidence/generated-marks.js';
 import { SnapshotReader } from '../../src/validate/snapshot-reader.js';
 import { validateProposal } from '../../src/validate/validate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
@@ -472,5 +476,59 @@ describe('an environment variable a clap argument reads when its flag is absent'
     expect(plan?.evidence_paths).toContain('src/main.rs');
     const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
     expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
+  });
+});
+
+// A script runner that commits its compiled output (marked generated in `.gitattributes`) and names shells in a regex.
+const JS_RUNNER: Files = {
+  '.gitattributes': lines('# compiled by the release script', 'build/** linguist-generated=true', 'docs/*.md linguist-documentation'),
+  'package.json': `${JSON.stringify({ name: 'runner', type: 'module', dependencies: { minimist: '^1.2.8' } }, null, 2)}\n`,
+  'src/cli.ts': lines(
+    "import minimist from 'minimist';", //                                              1
+    "import { run } from './core.ts';", //                                              2
+    '', //                                                                              3
+    "const argv = minimist(process.argv.slice(2), { string: ['shell'] });", //         4
+    'if (argv.shell) run(argv.shell);', //                                              5
+  ),
+  'src/core.ts': lines(
+    'export function run(shell: string): string {', //                                 1
+    '  return `${shell} -c script`;', //                                               2
+    '}', //                                                                             3
+  ),
+  'src/md.ts': lines(
+    'export const fenceRe = /^```(?<bash>sh|shell|bash)$/;', //                         1
+  ),
+  'build/cli.cjs': lines(
+    '"use strict";', //                                                                 1
+    "const argv = require('minimist')(process.argv.slice(2), { string: ['shell'] });", // 2
+    'if (argv.shell) { console.log(argv.shell); }', //                                  3
+  ),
+};
+
+describe('code the repository marks as not its own, and words inside a regular expression', () => {
+  it('reads `.gitattributes` marks the way gitignore patterns match', () => {
+    const marks = notCodeMarks(lines('build/** linguist-generated', '*.min.js linguist-vendored=true', '/docs linguist-documentation', 'lib/** -linguist-generated', 'src/** text eol=lf'))!;
+    expect(marks('build/cli.cjs')).toBe(true);
+    expect(marks('build/nested/x.js')).toBe(true);
+    expect(marks('web/app.min.js')).toBe(true);
+    expect(marks('docs/guide.js')).toBe(true);
+    expect(marks('src/docs/guide.js')).toBe(false);
+    expect(marks('lib/x.js')).toBe(false);
+    expect(marks('src/cli.ts')).toBe(false);
+    expect(notCodeMarks(lines('* text=auto', '*.png binary'))).toBeNull();
+  });
+
+  it('neither cites nor follows committed build output, and takes no pattern text for a use of the option', () => {
+    const { ctx } = repo(JS_RUNNER);
+    const subject = { kind: 'cli_option' as const, name: '--shell' };
+    const located = locateImplementation(ctx, subject);
+    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    expect(located.payload.locations.every((l) => l.path.startsWith('src/'))).toBe(true);
+    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    const paths = new Set(flow.payload.steps.map((s) => s.location.path));
+    expect(paths.has('build/cli.cjs')).toBe(false);
+    expect(paths.has('src/md.ts')).toBe(false);
+    expect(paths.has('src/cli.ts')).toBe(true);
   });
 });

@@ -74,7 +74,8 @@ export class Classifier implements ClassifierSteps {
 
   classify(leaf: SyntaxNode): Verdict {
     const chain = [leaf, ...ancestors(leaf)];
-    if (chain.some((n) => this.s.comments.has(n.type))) return { kind: 'ignored' };
+    // A word inside a regular expression (`/(sh|shell|bash)/`) is a pattern's text, not a value.
+    if (chain.some((n) => this.s.comments.has(n.type) || n.type === 'regex')) return { kind: 'ignored' };
     if (this.family === 'rust' && (chain.some(isRustTestItem) || namesModuleOrType(leaf))) return { kind: 'ignored' };
     // A type annotation or an import names a type or binding; no value moves there (`metafile?: Metafile`).
     if (this.family === 'js' && (isTypeReference(leaf) || chain.some((n) => n.type === 'import_statement'))) return { kind: 'ignored' };

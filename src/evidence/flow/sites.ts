@@ -22,7 +22,7 @@ export interface Site {
 }
 
 export function isNonTestSource(ctx: AnalysisContext, path: string): boolean {
-  return ctx.languageOf(path) !== null && !isTestPath(path) && !isVendoredPath(path) && !TYPE_TESTS.test(path);
+  return ctx.languageOf(path) !== null && !isTestPath(path) && !isVendoredPath(path) && !TYPE_TESTS.test(path) && !ctx.isMarkedNotCode(path);
 }
 
 /** Occurrences in non-test source, in path/line/column order; `truncated` when the bound cut the search. */

@@ -22,7 +22,8 @@
 // handed to `println!` is written out, not left unexplained. Build output a
 // repository commits and marks in `.gitattributes` (`linguist-generated`) is
 // never cited or followed; a word inside a regular expression is no use of the
-// option.
+// option. A parametrized pytest case named after the option
+// (`pytest.param(['-o', 'out'], id='outdir')`) is its focused test.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
@@ -530,5 +531,63 @@ describe('code the repository marks as not its own, and words inside a regular e
     expect(paths.has('build/cli.cjs')).toBe(false);
     expect(paths.has('src/md.ts')).toBe(false);
     expect(paths.has('src/cli.ts')).toBe(true);
+  });
+});
+
+// A packaging front end whose argument parsing is one parametrized test, a case per option, named by `id=`.
+const PY_BUILD: Files = {
+  'pyproject.toml': lines('[project]', 'name = "pack"', '', '[tool.pytest.ini_options]', 'testpaths = ["tests"]'),
+  'pack/__init__.py': '',
+  'pack/__main__.py': lines(
+    'import argparse', //                                                                1
+    '', //                                                                               2
+    '', //                                                                               3
+    'def build(srcdir, outdir):', //                                                     4
+    '    return f"{srcdir} -> {outdir}"', //                                             5
+    '', //                                                                               6
+    '', //                                                                               7
+    'def main(argv):', //                                                                8
+    '    parser = argparse.ArgumentParser()', //                                         9
+    '    parser.add_argument("srcdir", nargs="?", default=".")', //                      10
+    '    parser.add_argument("--outdir", "-o", help="output directory")', //             11
+    '    args = parser.parse_args(argv)', //                                             12
+    '    outdir = "dist" if args.outdir is None else args.outdir', //                    13
+    '    return build(args.srcdir, outdir)', //                                          14
+  ),
+  'tests/test_main.py': lines(
+    'import pytest', //                                                                  1
+    '', //                                                                               2
+    'from pack.__main__ import main', //                                                 3
+    '', //                                                                               4
+    '', //                                                                               5
+    '@pytest.mark.parametrize(', //                                                      6
+    "    ('cli_args', 'expected'),", //                                                  7
+    '    [', //                                                                          8
+    "        pytest.param([], '. -> dist', id='defaults'),", //                          9
+    "        pytest.param(['-o', 'out'], '. -> out', id='outdir'),", //                  10
+    "        pytest.param(['src'], 'src -> dist', id='srcdir'),", //                     11
+    '    ],', //                                                                         12
+    ')', //                                                                              13
+    'def test_parse_args(cli_args, expected):', //                                       14
+    '    assert main(cli_args) == expected', //                                          15
+    '', //                                                                               16
+    '', //                                                                               17
+    'def test_logging_output(capsys):', //                                               18
+    "    main(['src', '--outdir', 'out'])", //                                           19
+    '    assert capsys.readouterr().out == ""', //                                       20
+  ),
+};
+
+describe('a pytest case named by its parameters', () => {
+  it('is the focused test when its id is the option, run by its node id and accepted by the validator', async () => {
+    const { root } = repo(PY_BUILD);
+    const n = need('--outdir');
+    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    expect(plan?.argv).toEqual(['pytest', 'tests/test_main.py::test_parse_args[outdir]']);
+    // Cited from its decorators, where the case is, through the function the file defines.
+    expect(plan?.location).toMatchObject({ symbol: 'test_parse_args', start_line: 6, end_line: 15 });
+    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
+    expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
   });
 });

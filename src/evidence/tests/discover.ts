@@ -21,6 +21,10 @@ export interface TestCase {
   readonly body: string;
   /** The runner generates one case per argument set under the test's name (rstest `#[case]`, `#[test_case]`). */
   readonly cases?: boolean;
+  /** One case of a parametrized pytest function, by the id its parameters give it (`test_parse_args[outdir]`). */
+  readonly caseId?: string;
+  /** The name as the file defines it, when the runner's name adds to it (a case id). */
+  readonly defined?: string;
 }
 
 // `test.serial` and `test.failing` are ava's; `skip` and `todo` never run, so they are no focused test.
@@ -36,6 +40,7 @@ export function testsInFile(file: ParsedFile): TestCase[] {
     const found = testAt(family, file, node, scopes);
     if (found) {
       out.push(found);
+      if (family === 'python') out.push(...pytestCases(file, node, found));
       return;
     }
     const scope = scopeName(family, node);
@@ -92,6 +97,41 @@ function testAt(family: Family, file: ParsedFile, node: SyntaxNode, scopes: stri
       return GO_TEST_NAME.test(name) && /\*testing\.T\b/.test(params) ? make(name) : null;
     }
   }
+}
+
+/**
+ * `@pytest.mark.parametrize(…, [pytest.param(['-o', 'out'], id='outdir'), …])` or `ids=['outdir', …]`:
+ * each named case is a test of its own, `test_parse_args[outdir]`, cited from its decorators on.
+ */
+function pytestCases(file: ParsedFile, fn: SyntaxNode, test: TestCase): TestCase[] {
+  const decorated = fn.parent?.type === 'decorated_definition' ? fn.parent : null;
+  if (!decorated) return [];
+  const out: TestCase[] = [];
+  for (const decorator of decorated.namedChildren) {
+    if (decorator?.type !== 'decorator' || !/\bparametrize\s*\(/.test(decorator.text)) continue;
+    for (const kw of decorator.descendantsOfType('keyword_argument')) {
+      const key = kw?.childForFieldName('name')?.text;
+      const value = kw?.childForFieldName('value');
+      if (!kw || !value) continue;
+      // `pytest.param(…, id='x')`: the case is that call; `ids=[…]`: each string names the case at its position.
+      const cases =
+        key === 'id' && value.type === 'string' ? [{ id: stringContent(value), at: kw.parent?.parent ?? kw }]
+        : key === 'ids' && value.type === 'list' ? value.namedChildren.filter((c) => c?.type === 'string').map((c) => ({ id: stringContent(c!), at: c! }))
+        : [];
+      for (const c of cases) {
+        if (!/^[\w.-]+$/.test(c.id)) continue;
+        out.push({
+          ...test,
+          name: `${test.name}[${c.id}]`,
+          caseId: c.id,
+          defined: test.name,
+          startLine: decorated.startPosition.row + 1,
+          body: `${c.at.text}\n${test.body}`,
+        });
+      }
+    }
+  }
+  return out;
 }
 
 /** A name the runner puts in front of the tests inside `node`, if any. */

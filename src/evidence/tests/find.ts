@@ -111,7 +111,8 @@ function testsFor(
       const direct = passesOption || (carrierUse ? directUse!.test(test.body) : spellings.positions(body).length > 0) || (extra !== null && new RegExp(`\\b${extra}\\b`).test(body));
       // A symbol's test uses it: `test_help_option` that never says `Option` is not a test of `Option`.
       const named = Math.min(nameScore(subject, key, test), subject.kind === 'symbol' && !mentioned ? 1 : 3);
-      const namedExactly = named === 2 && words(test.name).filter((w) => w !== 'test' && w !== 'tests').join(' ') === key.join(' ');
+      // A parametrized case whose id is the subject (`test_parse_args[outdir]`) is the case a maintainer keeps for it.
+      const namedExactly = named === 2 && (test.caseId !== undefined ? words(test.caseId) : words(test.name).filter((w) => w !== 'test' && w !== 'tests')).join(' ') === key.join(' ');
       // `runs_successfully` is not about `--runs`: one word of a name ties a test to a one-word option only when it is the whole name.
       // `… even when maxArgLength is set` is about something else, with the subject as a side condition.
       const incidental = named === 2 && isIncidentalTitle(test.name);
@@ -183,7 +184,7 @@ function testsFor(
         ...result.command,
         evidence_paths: evidencePaths,
         selection: 'representative',
-        location: { role: 'primary', path: test.path, symbol: test.name, start_line: test.startLine, end_line: Math.min(test.endLine, test.startLine + 199) },
+        location: { role: 'primary', path: test.path, symbol: test.defined ?? test.name, start_line: test.startLine, end_line: Math.min(test.endLine, test.startLine + 199) },
       },
       'focused_tests',
     );

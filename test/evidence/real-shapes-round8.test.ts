@@ -591,3 +591,24 @@ describe('a pytest case named by its parameters', () => {
     expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
   });
 });
+
+describe('a key read through configparser', () => {
+  it('is the option after the section (`cfg.getboolean("tool:fmt", "strict")`), not the same word as data', () => {
+    const { ctx } = repo({
+      'fmt/settings.py': lines(
+        'import configparser', //                                                        1
+        '', //                                                                           2
+        '', //                                                                           3
+        'def load(path):', //                                                            4
+        '    cfg = configparser.ConfigParser()', //                                      5
+        '    cfg.read(path)', //                                                         6
+        '    return cfg.getboolean("tool:fmt", "strict", fallback=False)', //            7
+      ),
+      // The word as data elsewhere: only a read of it as a key locates the key.
+      'fmt/modes.py': lines('MODES = ["strict", "lenient"]', 'DEFAULT = MODES[1]'),
+    });
+    const located = locateImplementation(ctx, { kind: 'configuration_key', name: 'strict' });
+    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    expect(`${located.payload.locations[0]!.path}:${located.payload.locations[0]!.start_line}`).toBe('fmt/settings.py:7');
+  });
+});

@@ -133,8 +133,12 @@ export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts 
       const obj = fn.type === 'attribute' ? fn.childForFieldName('object') : null;
       if (method === 'getenv' || (obj && isEnviron(obj) && method === 'get'))
         configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
-      else if (obj && KEY_READ_METHODS.has(method))
+      else if (obj && KEY_READ_METHODS.has(method)) {
         configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
+        // configparser names the section first: `cfg.getboolean("tool", "strict")` reads the key `strict`.
+        const option = stringValue(namedChildren(args)[1]);
+        if (option && /^[A-Za-z_][\w.-]*$/.test(option)) configKeys.push({ key: option, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
+      }
     }
     for (const m of matchesOf('python', SUBSCRIPTS, root)) {
       const key = stringValue(m.get('key'));

@@ -23,7 +23,8 @@
 // repository commits and marks in `.gitattributes` (`linguist-generated`) is
 // never cited or followed; a word inside a regular expression is no use of the
 // option. A parametrized pytest case named after the option
-// (`pytest.param(['-o', 'out'], id='outdir')`) is its focused test.
+// (`pytest.param(['-o', 'out'], id='outdir')`) is its focused test. citty's
+// `args` table declares options, and a JavaScript template's text is prose.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
@@ -610,5 +611,50 @@ describe('a key read through configparser', () => {
     const located = locateImplementation(ctx, { kind: 'configuration_key', name: 'strict' });
     if (located.kind !== 'found') throw new Error(JSON.stringify(located));
     expect(`${located.payload.locations[0]!.path}:${located.payload.locations[0]!.start_line}`).toBe('fmt/settings.py:7');
+  });
+});
+
+// A template fetcher declared with citty, whose help and errors are JavaScript template literals.
+const JS_FETCH: Files = {
+  'package.json': `${JSON.stringify({ name: 'fetcher', type: 'module', dependencies: { citty: '^0.1.6' } }, null, 2)}\n`,
+  'src/cli.ts': lines(
+    "import { defineCommand, runMain } from 'citty';", //                               1
+    "import { download } from './download.ts';", //                                     2
+    '', //                                                                              3
+    'const main = defineCommand({', //                                                  4
+    '  args: {', //                                                                     5
+    "    offline: { type: 'boolean', description: 'Do not attempt to download' },", //  6
+    "    dir: { type: 'string', alias: 'd' },", //                                      7
+    '  },', //                                                                          8
+    '  async run({ args }) {', //                                                       9
+    '    await download(args.dir, { offline: args.offline });', //                    10
+    '  },', //                                                                          11
+    '});', //                                                                           12
+    'runMain(main);', //                                                                13
+  ),
+  'src/download.ts': lines(
+    'export async function download(dir: string, options: { offline?: boolean }) {', // 1
+    '  const cached = `${dir}/.cache`;', //                                             2
+    '  if (options.offline) {', //                                                      3
+    '    if (!cached) throw new Error(`Tarball not found (offline: ${options.offline})`);', // 4
+    '    return cached;', //                                                            5
+    '  }', //                                                                           6
+    '  return `${dir}/fresh`;', //                                                      7
+    '}', //                                                                             8
+  ),
+};
+
+describe('a citty `args` table and JavaScript template literals', () => {
+  it('declares each option, and a template’s text is prose while its `${…}` is code', () => {
+    const { ctx } = repo(JS_FETCH);
+    const subject = { kind: 'cli_option' as const, name: '--offline' };
+    const located = locateImplementation(ctx, subject);
+    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    expect(`${located.payload.locations[0]!.path}:${located.payload.locations[0]!.start_line}`).toBe('src/cli.ts:6');
+    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    // `(offline: ${options.offline})` reads the value in its substitution, spelled in its text: no unexplained occurrence.
+    expect(flow.payload.gaps?.filter((g) => g.includes('not accounted for'))).toEqual([]);
+    expect(roles(flow.payload)).toEqual(expect.arrayContaining(['consumer src/download.ts:3']));
   });
 });

@@ -108,6 +108,8 @@ export class Classifier implements ClassifierSteps {
    */
   private isFormatTemplate(str: SyntaxNode): boolean {
     if (this.family === 'rust') return ancestors(str).some((n) => n.type === 'macro_invocation');
+    // A JavaScript template parses its `${…}` as code, which the trace reads as such: its text is prose.
+    if (this.family === 'js') return false;
     if (this.family !== 'python') return true;
     const p = str.parent;
     return p?.type === 'attribute' && p.childForFieldName('object')?.equals(str) === true && p.childForFieldName('attribute')?.text === 'format';

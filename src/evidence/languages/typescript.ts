@@ -222,6 +222,11 @@ function parseArgsOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTes
   const table = holder?.type === 'pair' ? holder.childForFieldName('key')?.text : null;
   if (type !== 'boolean' && type !== 'string' && type !== 'number') return null;
   if (table === 'options' && type !== 'number') return { framework: 'node-parseargs', longs: [key], shorts: objectStrings(value, 'short'), carrier: key, inTest, ...spanOf(pair) };
+  // citty's `defineCommand({ args: { force: { type: 'boolean', alias: 'f' } } })`: the key is the flag as written.
+  if (table === 'args' && type !== 'number') {
+    const aliases = objectStrings(value, 'alias');
+    return { framework: 'node-parseargs', longs: [key, ...aliases.filter((a) => a.length > 1)], shorts: aliases.filter((a) => a.length === 1), carrier: key, inTest, ...spanOf(pair) };
+  }
   if (table !== 'flags' || !/^[A-Za-z][\w-]*$/.test(key)) return null;
   const aliases = [...objectStrings(value, 'aliases'), ...objectStrings(value, 'alias')];
   const dashed = key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();

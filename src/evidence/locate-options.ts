@@ -32,7 +32,8 @@ const keyPattern = (escapedName: string): string => `(^|[^A-Za-z0-9_])${escapedN
 
 function declares(o: OptionName, d: OptionDeclaration): boolean {
   if (o.long) return d.longs.some((l) => normalized(l) === normalized(o.long!));
-  return d.shorts.includes(o.short!);
+  // Go's flag package has one form, `-z` as much as `-host`: a one-letter name is the short one.
+  return d.shorts.includes(o.short!) || d.longs.includes(o.short!);
 }
 
 /** Spellings of the option's carrier in code (dry_run, DryRun, dryRun, DRY_RUN — not the kebab flag text). */

@@ -25,6 +25,9 @@
 // option. A parametrized pytest case named after the option
 // (`pytest.param(['-o', 'out'], id='outdir')`) is its focused test. citty's
 // `args` table declares options, and a JavaScript template's text is prose.
+// Go's flag package writes one-letter flags as `-z` (declared as `"z"`); a
+// `select` case binds what it receives; a variable named like the option
+// that a declaring call's value is bound to is its carrier.
 import { describe, expect, it } from 'vitest';
 import type { FocusedTests, ImplementationLocation, Location, RuntimeFlow } from '../../src/core/contracts.js';
 import { compileNeed, DEFAULT_WORLD, lineageDigest, type CompiledNeed } from '../../src/core/need.js';
@@ -656,5 +659,90 @@ describe('a citty `args` table and JavaScript template literals', () => {
     // `(offline: ${options.offline})` reads the value in its substitution, spelled in its text: no unexplained occurrence.
     expect(flow.payload.gaps?.filter((g) => g.includes('not accounted for'))).toEqual([]);
     expect(roles(flow.payload)).toEqual(expect.arrayContaining(['consumer src/download.ts:3']));
+  });
+});
+
+// A load generator on Go's flag package: one-letter flags are written `-z` like any other, and results arrive on a channel.
+const GO_LOAD: Files = {
+  'go.mod': lines('module example.com/load', '', 'go 1.21'),
+  'main.go': lines(
+    'package main', //                                                                   1
+    '', //                                                                               2
+    'import (', //                                                                       3
+    '\t"flag"', //                                                                       4
+    '\t"fmt"', //                                                                        5
+    '\t"time"', //                                                                       6
+    ')', //                                                                              7
+    '', //                                                                               8
+    'var (', //                                                                          9
+    '\tz = flag.Duration("z", 0, "duration of application to send requests")', //       10
+    ')', //                                                                              11
+    '', //                                                                               12
+    'func attack(d time.Duration) chan int {', //                                        13
+    '\tres := make(chan int, 1)', //                                                     14
+    '\tres <- int(d.Seconds())', //                                                      15
+    '\treturn res', //                                                                   16
+    '}', //                                                                              17
+    '', //                                                                               18
+    'func main() {', //                                                                  19
+    '\tflag.Parse()', //                                                                 20
+    '\tdur := *z', //                                                                    21
+    '\tif dur > 0 {', //                                                                 22
+    '\t\tres := attack(dur)', //                                                         23
+    '\t\tselect {', //                                                                   24
+    '\t\tcase secs := <-res:', //                                                        25
+    '\t\t\tfmt.Println(secs)', //                                                        26
+    '\t\t}', //                                                                          27
+    '\t}', //                                                                            28
+    '}', //                                                                              29
+  ),
+  // The letter as data elsewhere: only the flag's declaration declares `-z`.
+  'zone.go': lines('package main', '', 'func zoneSuffix(utc bool) string {', '\tif utc {', '\t\treturn "z"', '\t}', '\treturn ""', '}'),
+};
+
+describe('a one-letter Go flag and a value received from a channel', () => {
+  it('locates `-z` by its one-letter name and follows what the channel delivers without an unexplained receive', () => {
+    const { root, ctx } = repo(GO_LOAD);
+    const subject = { kind: 'cli_option' as const, name: '-z' };
+    const located = locateImplementation(ctx, subject);
+    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    expect(`${located.payload.locations[0]!.path}:${located.payload.locations[0]!.start_line}`).toBe('main.go:10');
+    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    expect(roles(flow.payload)).toEqual(expect.arrayContaining(['producer main.go:10', 'transformation main.go:23', 'consumer main.go:22']));
+    expect(flow.payload.gaps?.filter((g) => g.includes('<-res'))).toEqual([]);
+    expect(flowVerdict(root, subject, flow.payload)).toBe('ok');
+  });
+});
+
+describe('a Go flag bound to a variable named like it', () => {
+  it('has that variable as its carrier, so the flow is complete without a renamed field', () => {
+    const { root, ctx } = repo({
+      'go.mod': lines('module example.com/nap', '', 'go 1.21'),
+      'main.go': lines(
+        'package main', //                                                               1
+        '', //                                                                           2
+        'import (', //                                                                   3
+        '\t"flag"', //                                                                   4
+        '\t"time"', //                                                                   5
+        ')', //                                                                          6
+        '', //                                                                           7
+        'var delay = flag.Duration("delay", 0, "wait before starting")', //              8
+        '', //                                                                           9
+        'func main() {', //                                                              10
+        '\tflag.Parse()', //                                                             11
+        '\tif *delay > 0 {', //                                                          12
+        '\t\ttime.Sleep(*delay)', //                                                     13
+        '\t}', //                                                                        14
+        '}', //                                                                          15
+      ),
+    });
+    const subject = { kind: 'cli_option' as const, name: '--delay' };
+    const located = locateImplementation(ctx, subject);
+    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
+    if (flow.kind !== 'found') throw new Error(flow.reason);
+    expect(roles(flow.payload)).toEqual(expect.arrayContaining(['producer main.go:8', 'carrier main.go:8', 'consumer main.go:12']));
+    expect(flowVerdict(root, subject, flow.payload)).toBe('ok');
   });
 });

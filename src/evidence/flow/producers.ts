@@ -158,7 +158,9 @@ export class ProducerRules {
       if (!binding) continue;
       const value = n.childForFieldName(binding[1]);
       const target = single(n.childForFieldName(binding[0]), value);
-      if (!target || !value || !within(prev, value) || this.spellings.mentions(target.text)) return verdict;
+      if (!target || !value || !within(prev, value)) return verdict;
+      // `z = flag.Duration("z", 0, "")`: a variable named like the option is where the value lives (the trace finds its reads by name).
+      if (this.spellings.mentions(target.text)) return target.type === 'identifier' && verdict.kind === 'step' ? { ...verdict, carrier: { node: n, description: `variable \`${target.text}\` carries the value` } } : verdict;
       // `args = exclude(args, '--x')` rewrites `args` itself; the option's value does not land in it.
       const callShape = this.s.calls[call.type];
       if (callShape && call.childForFieldName(callShape[1])?.namedChildren.some((a) => a?.text === target.text)) return verdict;

@@ -109,6 +109,8 @@ const SHAPES: Record<Family, Shapes> = {
     bindings: {
       short_var_declaration: ['left', 'right'],
       assignment_statement: ['left', 'right'],
+      // `case r, ok := <-res:` in a select receives what the channel carries into `r`.
+      receive_statement: ['left', 'right'],
       var_spec: ['name', 'value'],
       const_spec: ['name', 'value'],
     },

@@ -644,7 +644,8 @@ describe('focused tests ranked by how directly they exercise the behaviour site'
     // Still so when the CLI test itself passes the flag through its helper `squashed(…)`.
     const { plan } = await focused(PY_CAT_HELPERS, '--squash-blank');
     expect(chosen(plan)).toBe('tests/test_cli.py test_squash_blank');
-    expect(plan.location).toMatchObject({ start_line: 10, end_line: 11 });
+    // Cited from the helper that passes the flag: the citation shows how the test sets it.
+    expect(plan.location).toMatchObject({ start_line: 4, end_line: 11 });
   });
 
   it('sets back a test that only expects an error when the behaviour site does not reject (TypeScript toThrow)', async () => {
@@ -679,7 +680,9 @@ describe('focused tests ranked by how directly they exercise the behaviour site'
     // `it('…', commaCase(true))`: the helper passes `--trailing-comma`; `… when unset` comes first in the file but checks the default.
     const helper = await focused(TS_LIST_HELPER, '--trailing-comma');
     expect(chosen(helper.plan)).toBe('test/cli.test.ts ends the list with a comma');
-    expect(helper.plan.location).toMatchObject({ start_line: 12, end_line: 12 });
+    // From `function commaCase` on, where `--trailing-comma` is passed, through the `it(…)` that calls it.
+    expect(helper.plan.location).toMatchObject({ start_line: 4, end_line: 12 });
+    expect(verdict(helper.root, helper.n, helper.plan)).toBe('ok');
 
     // Both call `joinItems` with the option set; the first also sets a separator.
     const calls = await focused(TS_LIST_CALLS, '--trailing-comma');

@@ -12,7 +12,7 @@ import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';
 import { testsInFile, type TestCase } from './discover.js';
-import { behaviourFunction, callsFunction, contentWords, declaredShorts, helpWords, effectiveBody, expectsError, isEndToEnd, isFailureTitle, isIncidentalTitle, isNegatedTitle, isPairedWith, namesAsSetting, settingArguments, titleOverlap } from './relevance.js';
+import { behaviourFunction, callsFunction, citedFrom, contentWords, declaredShorts, helpWords, effectiveBody, expectsError, isEndToEnd, isFailureTitle, isIncidentalTitle, isNegatedTitle, isPairedWith, namesAsSetting, settingArguments, titleOverlap } from './relevance.js';
 import { escapeRegExp } from '../../core/text.js';
 
 export type TestsResult = { kind: 'found'; payload: FocusedTests } | { kind: 'unresolved'; reason: string };
@@ -178,13 +178,16 @@ function testsFor(
     // So is a test that uses only a name the value was bound to there (`forceNoColor` for NO_COLOR).
     const body = effective.get(test) ?? test.body;
     const indirect = !(longArgument?.test(body) ?? false) && spellings.positions(test.body).length === 0;
+    // A test that passes the option through a same-file helper is cited from that helper on, so the citation shows it.
+    const file = ctx.parsed(test.path);
+    const start = file ? citedFrom(file, test, (text) => spellings.positions(text).length > 0 || (longArgument?.test(text) ?? false)) : test.startLine;
     const evidencePaths = primary !== null && indirect && !result.command.evidence_paths.includes(primary.path) ? [...result.command.evidence_paths, primary.path] : result.command.evidence_paths;
     const payload = focusedTestsSchema.parse(
       {
         ...result.command,
         evidence_paths: evidencePaths,
         selection: 'representative',
-        location: { role: 'primary', path: test.path, symbol: test.defined ?? test.name, start_line: test.startLine, end_line: Math.min(test.endLine, test.startLine + 199) },
+        location: { role: 'primary', path: test.path, symbol: test.defined ?? test.name, start_line: start, end_line: Math.min(test.endLine, start + 199) },
       },
       'focused_tests',
     );

@@ -119,18 +119,36 @@ export function callsFunction(body: string, name: string | null): boolean {
  * The test's body with the bodies of same-file helpers it calls (`it('…', run(true))`,
  * `check(args)`), one level deep: what the test executes, not only what it spells.
  */
-export function effectiveBody(file: ParsedFile, test: TestCase): string {
+/** Same-file helpers the test calls (`it('…', _(true, …))` with `function _(…) { … parseNi(agent, ['--x']) … }`), with their text. */
+function calledHelpers(file: ParsedFile, test: TestCase): { startLine: number; endLine: number; text: string }[] {
   const helpers = factsOf(file).definitions.filter(
     (d) => (d.kind === 'function' || d.kind === 'variable' || d.kind === 'const') && (d.endLine < test.startLine || d.startLine > test.endLine),
   );
-  if (helpers.length === 0) return test.body;
+  if (helpers.length === 0) return [];
   const lines = file.text.split('\n');
-  const extra: string[] = [];
-  for (const h of helpers) {
-    if (!callsFunction(test.body, h.name) || h.endLine - h.startLine > 80) continue;
-    extra.push(lines.slice(h.startLine - 1, h.endLine).join('\n'));
-  }
+  return helpers
+    .filter((h) => callsFunction(test.body, h.name) && h.endLine - h.startLine <= 80)
+    .map((h) => ({ startLine: h.startLine, endLine: h.endLine, text: lines.slice(h.startLine - 1, h.endLine).join('\n') }));
+}
+
+export function effectiveBody(file: ParsedFile, test: TestCase): string {
+  const extra = calledHelpers(file, test).map((h) => h.text);
   return extra.length > 0 ? `${test.body}\n${extra.join('\n')}` : test.body;
+}
+
+/** A test this far below its helper is cited with it; farther, the test alone. */
+const HELPER_CITATION_LINES = 40;
+
+/**
+ * Where to cite a test that reaches the subject only through a helper above it in the same
+ * file: from that helper's first line, when the two lie close together.
+ */
+export function citedFrom(file: ParsedFile, test: TestCase, spells: (text: string) => boolean): number {
+  if (spells(test.body)) return test.startLine;
+  const helper = calledHelpers(file, test)
+    .filter((h) => h.endLine < test.startLine && spells(h.text) && test.endLine - h.startLine < HELPER_CITATION_LINES)
+    .sort((a, b) => a.startLine - b.startLine)[0];
+  return helper?.startLine ?? test.startLine;
 }
 
 /** Short names declared with the option at `declaration` (`-n` for `--max-count`). */

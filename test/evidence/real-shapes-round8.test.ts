@@ -55,6 +55,28 @@ function need(name: string): CompiledNeed {
   );
 }
 
+/** Runs the static worker on every obligation of `n` over a fixture repository; `verdict` validates its focused test. */
+async function workerRun(files: Files, n: CompiledNeed) {
+  const { root } = repo(files);
+  const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+  const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+  const verdict = (): string => {
+    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
+    return v.ok ? 'ok' : v.reasons.join('; ');
+  };
+  return { root, out, plan, verdict };
+}
+
+/** Locates `subject` in a fixture repository and traces it from the primary location; both must be found. */
+function locatedAndTraced(files: Files, subject: { readonly kind: 'cli_option' | 'configuration_key'; readonly name: string }) {
+  const { root, ctx } = repo(files);
+  const result = locateImplementation(ctx, subject);
+  if (result.kind !== 'found') throw new Error(JSON.stringify(result));
+  const traced = traceFlow(ctx, subject, result.payload.locations[0]!);
+  if (traced.kind !== 'found') throw new Error(traced.reason);
+  return { root, ctx, located: result, flow: traced };
+}
+
 const roles = (flow: RuntimeFlow): string[] => flow.steps.map((s) => `${s.role} ${s.location.path}:${s.location.start_line}`);
 
 // A static file server whose command line is parsed by minimist in an extensionless script, tested with tap.
@@ -144,14 +166,11 @@ describe('a command line parsed by minimist in an extensionless Node script, tes
   });
 
   it('names the tap test that turns the option on, with a command tap runs and the validator accepts', async () => {
-    const { root } = repo(JS_STATIC);
     const n = need('--cors');
-    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
-    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    const { plan, verdict } = await workerRun(JS_STATIC, n);
     expect(plan?.identifier).toBe('cors set to true');
     expect(plan?.argv).toEqual(['npx', 'tap', '--grep=^cors set to true$', 'test/cors.test.js']);
-    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
-    expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
+    expect(verdict()).toBe('ok');
   });
 
   it('refuses a tap plan that does not name its test, and a runner it does not know', () => {
@@ -246,13 +265,9 @@ const JS_RELEASE: Files = {
 
 describe('a configuration key read from a settings object no type declares', () => {
   it('is located where the settings object is read, and a preset that only assigns it is not its behaviour', () => {
-    const { ctx } = repo(JS_RELEASE);
     const subject = { kind: 'configuration_key' as const, name: 'requireUpstream' };
-    const located = locateImplementation(ctx, subject);
-    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    const { located, flow, ctx } = locatedAndTraced(JS_RELEASE, subject);
     expect(`${located.payload.locations[0]!.path}:${located.payload.locations[0]!.start_line}`).toBe('lib/git.js:7');
-    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
-    if (flow.kind !== 'found') throw new Error(flow.reason);
     expect(roles(flow.payload)).toEqual(expect.arrayContaining(['precedence lib/config.js:4', 'consumer lib/git.js:7']));
     const site = withBehaviourSite(ctx, subject.name, located.payload, flow.payload, flow.carriers);
     const primary = site.payload.locations[0]!;
@@ -312,13 +327,9 @@ const GO_COUNT: Files = {
 
 describe('a Go flag bound through a wrapper into another package’s variable', () => {
   it('follows the variable bare inside its package, names the binding its carrier, and cites nothing vendored', () => {
-    const { root, ctx } = repo(GO_COUNT);
     const subject = { kind: 'cli_option' as const, name: '--character' };
-    const located = locateImplementation(ctx, subject);
-    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    const { located, flow, root } = locatedAndTraced(GO_COUNT, subject);
     expect(located.payload.locations.map((l) => `${l.role} ${l.path}:${l.start_line}`)).toEqual(['primary config.go:11']);
-    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
-    if (flow.kind !== 'found') throw new Error(flow.reason);
     expect(roles(flow.payload)).toEqual(expect.arrayContaining(['producer config.go:11', 'carrier config.go:11', 'consumer processor/workers.go:5']));
     expect(flow.payload.steps.some((s) => s.location.path.startsWith('vendor/'))).toBe(false);
     expect(flowVerdict(root, subject, flow.payload)).toBe('ok');
@@ -366,16 +377,13 @@ const RUST_SERVE: Files = {
 
 describe('rstest cases that pass the option in their #[case] attributes', () => {
   it('are a focused test, run by the prefix that selects every generated case', async () => {
-    const { root } = repo(RUST_SERVE);
     const n = need('--no-symlinks');
-    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
-    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    const { plan, verdict } = await workerRun(RUST_SERVE, n);
     expect(plan?.identifier).toBe('serves_symlinks');
     // rstest names the cases `serves_symlinks::case_1`, `…::case_2`: `--exact` would select none of them.
     expect(plan?.argv).toEqual(['cargo', 'test', '--test', 'serve_request', 'serves_symlinks::']);
     expect(plan?.location.start_line).toBe(8);
-    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
-    expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
+    expect(verdict()).toBe('ok');
   });
 });
 
@@ -417,10 +425,8 @@ const PY_FIXER: Files = {
 
 describe('a one-word option a test title speaks of as a setting', () => {
   it('ties the test to the option (`…_with_aggressive`), where the bare word would not (`runs_successfully` for `--runs`)', async () => {
-    const { root } = repo(PY_FIXER);
     const n = need('--aggressive');
-    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
-    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    const { plan } = await workerRun(PY_FIXER, n);
     expect(plan?.identifier).toBe('test_long_line_with_aggressive');
     expect(namesAsSetting(['test', 'e501', 'with', 'aggressive'], 'aggressive')).toBe(true);
     expect(namesAsSetting(['test', 'raw', 'flag'], 'raw')).toBe(true);
@@ -466,21 +472,18 @@ const RUST_PREFIX: Files = {
 
 describe('an environment variable a clap argument reads when its flag is absent', () => {
   it('has the flag as its precedence, and the flag’s test as its focused test when no test sets the variable', async () => {
-    const { root } = repo(RUST_PREFIX);
     const n = compileNeed(
       { route: 'trace.state-flow', subject: { kind: 'configuration_key', name: 'SERVE_ROUTE_PREFIX' }, required: [], preferred: [], world: DEFAULT_WORLD, task: 'trace SERVE_ROUTE_PREFIX' },
       lineageDigest(['0'.repeat(40)]),
     );
-    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const { root, out, plan, verdict } = await workerRun(RUST_PREFIX, n);
     const flow = out.proposals.find((p) => p.predicate === 'runtime_flow')?.payload as RuntimeFlow | undefined;
     expect(flow?.steps.find((s) => s.role === 'precedence' && s.description.includes('SERVE_ROUTE_PREFIX'))?.location.start_line).toBe(6);
     expect(flowVerdict(root, { kind: 'configuration_key', name: 'SERVE_ROUTE_PREFIX' }, flow!)).toBe('ok');
-    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
     expect(plan?.identifier).toBe('serves_under_route_prefix');
     // The declaration names both the variable and the flag the test passes: it is part of the evidence.
     expect(plan?.evidence_paths).toContain('src/main.rs');
-    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
-    expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
+    expect(verdict()).toBe('ok');
   });
 });
 
@@ -524,13 +527,9 @@ describe('code the repository marks as not its own, and words inside a regular e
   });
 
   it('neither cites nor follows committed build output, and takes no pattern text for a use of the option', () => {
-    const { ctx } = repo(JS_RUNNER);
     const subject = { kind: 'cli_option' as const, name: '--shell' };
-    const located = locateImplementation(ctx, subject);
-    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    const { located, flow } = locatedAndTraced(JS_RUNNER, subject);
     expect(located.payload.locations.every((l) => l.path.startsWith('src/'))).toBe(true);
-    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
-    if (flow.kind !== 'found') throw new Error(flow.reason);
     const paths = new Set(flow.payload.steps.map((s) => s.location.path));
     expect(paths.has('build/cli.cjs')).toBe(false);
     expect(paths.has('src/md.ts')).toBe(false);
@@ -584,15 +583,12 @@ const PY_BUILD: Files = {
 
 describe('a pytest case named by its parameters', () => {
   it('is the focused test when its id is the option, run by its node id and accepted by the validator', async () => {
-    const { root } = repo(PY_BUILD);
     const n = need('--outdir');
-    const out = await worker.run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
-    const plan = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    const { plan, verdict } = await workerRun(PY_BUILD, n);
     expect(plan?.argv).toEqual(['pytest', 'tests/test_main.py::test_parse_args[outdir]']);
     // Cited from its decorators, where the case is, through the function the file defines.
     expect(plan?.location).toMatchObject({ symbol: 'test_parse_args', start_line: 6, end_line: 15 });
-    const v = validateProposal(new SnapshotReader(root), n, [...n.required, ...n.preferred], { predicate: 'focused_tests', payload: plan! });
-    expect(v.ok ? 'ok' : v.reasons.join('; ')).toBe('ok');
+    expect(verdict()).toBe('ok');
   });
 });
 
@@ -649,13 +645,9 @@ const JS_FETCH: Files = {
 
 describe('a citty `args` table and JavaScript template literals', () => {
   it('declares each option, and a template’s text is prose while its `${…}` is code', () => {
-    const { ctx } = repo(JS_FETCH);
     const subject = { kind: 'cli_option' as const, name: '--offline' };
-    const located = locateImplementation(ctx, subject);
-    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    const { located, flow } = locatedAndTraced(JS_FETCH, subject);
     expect(`${located.payload.locations[0]!.path}:${located.payload.locations[0]!.start_line}`).toBe('src/cli.ts:6');
-    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
-    if (flow.kind !== 'found') throw new Error(flow.reason);
     // `(offline: ${options.offline})` reads the value in its substitution, spelled in its text: no unexplained occurrence.
     expect(flow.payload.gaps?.filter((g) => g.includes('not accounted for'))).toEqual([]);
     expect(roles(flow.payload)).toEqual(expect.arrayContaining(['consumer src/download.ts:3']));
@@ -702,13 +694,9 @@ const GO_LOAD: Files = {
 
 describe('a one-letter Go flag and a value received from a channel', () => {
   it('locates `-z` by its one-letter name and follows what the channel delivers without an unexplained receive', () => {
-    const { root, ctx } = repo(GO_LOAD);
     const subject = { kind: 'cli_option' as const, name: '-z' };
-    const located = locateImplementation(ctx, subject);
-    if (located.kind !== 'found') throw new Error(JSON.stringify(located));
+    const { located, flow, root } = locatedAndTraced(GO_LOAD, subject);
     expect(`${located.payload.locations[0]!.path}:${located.payload.locations[0]!.start_line}`).toBe('main.go:10');
-    const flow = traceFlow(ctx, subject, located.payload.locations[0]!);
-    if (flow.kind !== 'found') throw new Error(flow.reason);
     expect(roles(flow.payload)).toEqual(expect.arrayContaining(['producer main.go:10', 'transformation main.go:23', 'consumer main.go:22']));
     expect(flow.payload.gaps?.filter((g) => g.includes('<-res'))).toEqual([]);
     expect(flowVerdict(root, subject, flow.payload)).toBe('ok');

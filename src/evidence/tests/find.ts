@@ -42,9 +42,9 @@ const TRIES = 8;
 
 /**
  * The focused test of a key, or — when no test mentions the key — of the command-line
- * option its declaration also makes (clap's `#[arg(long = "port", env = "APP_PORT")]`,
- * click's `envvar=`): tests set such a value on the command line. The declaration names
- * both, so it joins the test's evidence.
+ * option its declaration also makes (clap's `#[arg(long = "port", env = "APP_PORT")]`):
+ * tests set such a value on the command line. The declaration names both, so it joins
+ * the test's evidence.
  */
 export function findFocusedTests(
   ctx: AnalysisContext,

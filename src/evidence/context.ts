@@ -306,7 +306,8 @@ export class AnalysisContext {
     const scripts = [...this.scriptLanguages].filter(([, language]) => language !== null).map(([path]) => path);
     if (scripts.length === 0) return matches;
     const inScripts = this.grep(patterns, { ...opts, pathspecs: [] }).filter((m) => scripts.includes(m.path));
-    return inScripts.length === 0 ? matches : [...matches, ...inScripts];
+    // Still at most `maxMatches` lines: a caller reading more than its bound as "cut short" must not be misled.
+    return inScripts.length === 0 ? matches : [...matches, ...inScripts].slice(0, opts.maxMatches ?? DEFAULT_MAX_MATCHES);
   }
 
   /** The fact index's facts for the bytes of `path` read now, when it holds them and the file was not parsed here. */

@@ -7,7 +7,7 @@
 import type { FlowRole, ImplementationLocation, Location, RuntimeFlow } from '../core/contracts.js';
 import { EVIDENCE } from '../core/limits.js';
 import type { AnalysisContext } from './context.js';
-import { mentions, mentionsInCode, pathTier } from './candidates.js';
+import { mentions, mentionsInCode, pathTier, spellsAny } from './candidates.js';
 import { mentionSpellings } from './names.js';
 
 /** A function this short is cited whole when it is where the value is used. */
@@ -112,7 +112,7 @@ function actingConsumers(ctx: AnalysisContext, declaration: Location, flow: Runt
 
 /** `options.git.requireUpstream = false` in a mode's presets: every line of `l` that spells the subject assigns it, none reads it. */
 function onlyWrites(ctx: AnalysisContext, l: Location, spellings: readonly string[]): boolean {
-  const spelled = (text: string) => spellings.some((s) => (/^\w+$/.test(s) ? new RegExp(`(^|\\W)${s}(\\W|$)`).test(text) : text.includes(s)));
+  const spelled = (text: string) => spellsAny(text, spellings);
   const lines = rangeOf(ctx, l).split('\n').filter(spelled);
   return lines.length > 0 && lines.every((line) => {
     const eq = /(?<![=!<>])=(?![=>])/.exec(line);

@@ -79,18 +79,18 @@ export function clip(span: Span): { start: number; end: number } {
 /** Whether one of `spellings` occurs in lines [start, end] of `path`. */
 export function mentions(ctx: AnalysisContext, path: string, start: number, end: number, spellings: readonly string[]): boolean {
   const text = ctx.read(path);
-  if (text === null) return false;
-  const lines = text.split('\n').slice(start - 1, end).join('\n');
-  // Identifier-like spellings count only as whole words, as validators check them (`helpFlagName` does not spell `help`).
-  return spellings.some((s) => (/^\w+$/.test(s) ? new RegExp(`(^|\\W)${s}(\\W|$)`).test(lines) : lines.includes(s)));
+  return text !== null && spellsAny(text.split('\n').slice(start - 1, end).join('\n'), spellings);
+}
+
+/** Whether `text` holds one of `spellings`; identifier-like ones only as whole words, as validators check them (`helpFlagName` does not spell `help`). */
+export function spellsAny(text: string, spellings: readonly string[]): boolean {
+  return spellings.some((s) => (/^\w+$/.test(s) ? new RegExp(`(^|\\W)${s}(\\W|$)`).test(text) : text.includes(s)));
 }
 
 /** Whether the lines spell the subject outside comments (a remark about an option is not where it acts). */
 export function mentionsInCode(ctx: AnalysisContext, path: string, start: number, end: number, spellings: readonly string[]): boolean {
   const text = ctx.read(path);
-  if (text === null) return false;
-  const code = text.split('\n').slice(start - 1, end).filter((l) => !COMMENT_LINE.test(l)).join('\n');
-  return spellings.some((s) => (/^\w+$/.test(s) ? new RegExp(`(^|\\W)${s}(\\W|$)`).test(code) : code.includes(s)));
+  return text !== null && spellsAny(text.split('\n').slice(start - 1, end).filter((l) => !COMMENT_LINE.test(l)).join('\n'), spellings);
 }
 
 export function primaryLocation(ctx: AnalysisContext, c: Candidate): Location {

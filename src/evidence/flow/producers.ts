@@ -6,7 +6,7 @@
 // destination — and where it does not (the parser a declaring chain builds).
 import type { FlowRole } from '../../core/contracts.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
-import { parsedArgumentReceivers } from '../languages/syntax.js';
+import { calledAsFunction, parsedArgumentReceivers } from '../languages/syntax.js';
 import { MEMBER_TYPES, branchCondition, branchWord, descendants, enclosingFunction, lastName, referenceText, shapes, snippet, within, type Family } from './syntax.js';
 import type { Spellings } from './spellings.js';
 import { declaredFlagDefault, enclosingFlagBinding, flagDefault, flagDestination, single } from './go.js';
@@ -101,7 +101,7 @@ export class ProducerRules {
     const object = read?.childForFieldName('object');
     if (!read || !key || !within(start, key) || object?.type !== 'identifier' || !parsedArgumentReceivers(read.tree.rootNode).has(object.text)) return null;
     // A method of the parsed object (`argv.hasOwnProperty(…)`) reads no option.
-    if (read.parent?.type === 'call_expression' && read.parent.childForFieldName('function')?.equals(read) === true) return null;
+    if (calledAsFunction(read)) return null;
     const verdict = this.producerVerdict(read, `\`${snippet(read.text, 40)}\` read from the command line parsed into \`${object.text}\``);
     if (verdict.kind !== 'step') return verdict;
     // The parsed object is where the value lives, as a parser's field does (cited when nothing else carries it).

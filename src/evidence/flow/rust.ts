@@ -7,6 +7,7 @@ import type { SyntaxNode } from '../parse/treesitter.js';
 import { ancestors, enclosingFunctionName, snippet, within } from './syntax.js';
 import { DEFAULT_ATTRIBUTE, PARSER_ATTRIBUTE } from './value-syntax.js';
 import type { AlsoStep } from './verdict.js';
+import { TEST_FUNCTION_ATTRIBUTES } from '../languages/rust.js';
 
 /** `Some(x)`, `Iteration::Warmup(i)`: a tuple struct or variant built around its argument, not a function call. */
 export function isTupleConstructor(call: SyntaxNode): boolean {
@@ -122,7 +123,7 @@ export function recordDerivesParser(field: SyntaxNode): boolean {
 
 /** `#[test]` functions and `#[cfg(test)]` modules are test code even inside `src/`. */
 /** `#[test]`, `#[tokio::test]`, rstest's `#[rstest]`, the test-case crate's `#[test_case(…)]`. */
-export const RUST_TEST_ATTRIBUTE = /^#\[(\w+::)*(test|rstest|test_case)\b/;
+export const RUST_TEST_ATTRIBUTE = new RegExp(`^#\\[(\\w+::)*(${[...TEST_FUNCTION_ATTRIBUTES].join('|')})\\b`);
 
 /** Attributes that make one test function into several generated cases (`fn_name::case_1`, …). */
 const RUST_CASE_ATTRIBUTE = /^#\[(\w+::)*(case|test_case)\b/;

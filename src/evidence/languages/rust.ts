@@ -88,7 +88,7 @@ function tokenArgs(tokens: SyntaxNode | null): Map<string, SyntaxNode | null> {
 const lastSegment = (path: string): string => path.slice(path.lastIndexOf(':') + 1);
 
 /** `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(…)]` on a function. */
-const TEST_FUNCTION_ATTRIBUTES = new Set(['test', 'rstest', 'test_case']);
+export const TEST_FUNCTION_ATTRIBUTES: ReadonlySet<string> = new Set(['test', 'rstest', 'test_case']);
 
 function isTestAttribute(a: Attribute): boolean {
   return TEST_FUNCTION_ATTRIBUTES.has(lastSegment(a.path)) || (a.path === 'cfg' && a.args.has('test') && !a.text.includes('not'));

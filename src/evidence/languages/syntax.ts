@@ -184,6 +184,11 @@ export function flagNames(specs: readonly string[]): { longs: string[]; shorts: 
   return { longs, shorts };
 }
 
+/** `x.f` in `x.f(…)`: the member is called, not read. */
+export function calledAsFunction(node: SyntaxNode): boolean {
+  return node.parent?.type === 'call_expression' && node.parent.childForFieldName('function')?.equals(node) === true;
+}
+
 const receiversByTree = new WeakMap<object, ReadonlySet<string>>();
 
 /**

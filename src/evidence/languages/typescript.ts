@@ -6,7 +6,7 @@
 import type { ParsedFile } from '../context.js';
 import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
-import { ancestors, flagNames, matchesOf, namedChildren, parsedArgumentReceivers, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
+import { ancestors, calledAsFunction, flagNames, matchesOf, namedChildren, parsedArgumentReceivers, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const COMMON_DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -290,7 +290,7 @@ function parsedArgvReads(lang: LanguageId, root: SyntaxNode, inTest: boolean): O
     const key = keyNode.type === 'string' ? stringValue(keyNode) : keyNode.text;
     // A method of the parsed object (`argv.hasOwnProperty(…)`) is not an option; `_` holds the positionals.
     if (!key || key === '_' || !/^[A-Za-z0-9][\w-]*$/.test(key) || !receivers.has(m.get('obj')!.text)) continue;
-    if (read.parent?.type === 'call_expression' && read.parent.childForFieldName('function')?.id === read.id) continue;
+    if (calledAsFunction(read)) continue;
     if (first.has(key)) continue;
     const names = key.length === 1 ? { longs: [], shorts: [key] } : { longs: [key], shorts: [] };
     first.set(key, { framework: 'parsed-argv', ...names, carrier: key, inTest, ...statementSpanOf(read) });
@@ -311,7 +311,7 @@ function settingsReads(lang: LanguageId, root: SyntaxNode, inTest: boolean): Con
     if (first.has(key) || !SETTINGS_OBJECT.test(m.get('obj')!.text)) continue;
     const parent = member.parent;
     if (parent?.type === 'assignment_expression' && parent.childForFieldName('left')?.equals(member) === true) continue;
-    if (parent?.type === 'call_expression' && parent.childForFieldName('function')?.equals(member) === true) continue;
+    if (calledAsFunction(member)) continue;
     first.set(key, { key, kind: 'settings-read', carrier: key, inTest, ...statementSpanOf(member) });
   }
   return [...first.values()];

@@ -115,10 +115,6 @@ export function callsFunction(body: string, name: string | null): boolean {
   return new RegExp(`(^|[^\\w$])${name.replace(/[$]/g, '\\$')}\\s*(\\(|::<|!\\()`).test(body);
 }
 
-/**
- * The test's body with the bodies of same-file helpers it calls (`it('…', run(true))`,
- * `check(args)`), one level deep: what the test executes, not only what it spells.
- */
 /** Same-file helpers the test calls (`it('…', _(true, …))` with `function _(…) { … parseNi(agent, ['--x']) … }`), with their text. */
 function calledHelpers(file: ParsedFile, test: TestCase): { startLine: number; endLine: number; text: string }[] {
   const helpers = factsOf(file).definitions.filter(
@@ -131,6 +127,10 @@ function calledHelpers(file: ParsedFile, test: TestCase): { startLine: number; e
     .map((h) => ({ startLine: h.startLine, endLine: h.endLine, text: lines.slice(h.startLine - 1, h.endLine).join('\n') }));
 }
 
+/**
+ * The test's body with the bodies of same-file helpers it calls (`it('…', run(true))`,
+ * `check(args)`), one level deep: what the test executes, not only what it spells.
+ */
 export function effectiveBody(file: ParsedFile, test: TestCase): string {
   const extra = calledHelpers(file, test).map((h) => h.text);
   return extra.length > 0 ? `${test.body}\n${extra.join('\n')}` : test.body;

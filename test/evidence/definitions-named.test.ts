@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { definitionsNamed, factsOf } from '../../src/evidence/languages/index.js';
+import { definitionsNamed, factsOf, nonTestDefinitions } from '../../src/evidence/languages/index.js';
 import { focusOn } from '../../src/evidence/languages/syntax.js';
 import { languageForPath, loadLanguages, parse } from '../../src/evidence/parse/treesitter.js';
 import type { ParsedFile } from '../../src/evidence/context.js';
@@ -31,6 +31,13 @@ function expectSameAsFull(path: string, text: string): number {
     for (const name of names) {
       if (!/^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(name)) continue;
       expect([...definitionsNamed(focused, name)], `${path}: ${name}`).toEqual(all.filter((d) => d.name === name));
+    }
+    // What a test may call: the same definitions, without the test blocks (found without searching for them).
+    const bare = parsedFile(path, text);
+    try {
+      expect([...nonTestDefinitions(bare)], `${path}: non-test definitions`).toEqual(all.filter((d) => d.kind !== 'test'));
+    } finally {
+      bare.tree.delete();
     }
     return names.size;
   } finally {

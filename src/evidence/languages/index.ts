@@ -14,7 +14,8 @@ const cache = new WeakMap<ParsedFile, FileFacts>();
 /** Each language's extractors: every fact of a file, and its definitions of one name. */
 interface Extractors {
   readonly facts: (file: ParsedFile, fileIsTest: boolean) => FileFacts;
-  readonly definitions: (file: ParsedFile, fileIsTest: boolean, focus: NameFocus) => Definition[];
+  /** With `tests` false an extractor may skip what finds test blocks alone (their kind is 'test' either way). */
+  readonly definitions: (file: ParsedFile, fileIsTest: boolean, focus?: NameFocus, tests?: boolean) => Definition[];
 }
 
 const TYPESCRIPT: Extractors = { facts: extractTypeScript, definitions: typeScriptDefinitions };
@@ -48,6 +49,25 @@ export function definitionsNamed(file: ParsedFile, name: string): readonly Defin
   const focus = focusOn(file.text, name);
   if (focus.rows.length === 0) return [];
   return EXTRACTORS[file.language].definitions(file, isTestPath(file.path), focus);
+}
+
+const untested = new WeakMap<ParsedFile, readonly Definition[]>();
+
+/**
+ * The file's definitions other than its tests (`it('…')` blocks, test
+ * functions): what a test in it may call. From its facts once extracted;
+ * otherwise without searching the file for test blocks, which in a
+ * TypeScript test file is most of what extracting definitions costs.
+ */
+export function nonTestDefinitions(file: ParsedFile): readonly Definition[] {
+  const facts = cache.get(file);
+  if (facts) return facts.definitions.filter((d) => d.kind !== 'test');
+  let defs = untested.get(file);
+  if (!defs) {
+    defs = EXTRACTORS[file.language].definitions(file, isTestPath(file.path), undefined, false).filter((d) => d.kind !== 'test');
+    untested.set(file, defs);
+  }
+  return defs;
 }
 
 export * from './facts.js';

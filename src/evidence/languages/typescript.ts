@@ -109,8 +109,8 @@ function bodyOf(def: SyntaxNode): SyntaxNode | null {
   return def.childForFieldName('body') ?? def.childForFieldName('value')?.childForFieldName('body') ?? null;
 }
 
-/** The file's definitions; with `focus`, only those named `focus.name`. */
-export function typeScriptDefinitions(file: ParsedFile, fileIsTest: boolean, focus?: NameFocus): Definition[] {
+/** The file's definitions; with `focus`, only those named `focus.name`; without `it('…')` blocks when `tests` is false. */
+export function typeScriptDefinitions(file: ParsedFile, fileIsTest: boolean, focus?: NameFocus, tests = true): Definition[] {
   const seen = new Set<number>();
   const out: Definition[] = [];
   const source = file.language === 'javascript' ? JS_DEFINITIONS : TS_DEFINITIONS;
@@ -130,7 +130,7 @@ export function typeScriptDefinitions(file: ParsedFile, fileIsTest: boolean, foc
     const node = outer(def);
     out.push({ name: name.text, kind, container, scope: scopeOf(def), nameLine: startLine(name), inTest: fileIsTest, ...spanOf(node, node, bodyOf(def)) });
   }
-  return out.concat(testBlocks(file, fileIsTest, focus));
+  return tests ? out.concat(testBlocks(file, fileIsTest, focus)) : out;
 }
 
 function calleeName(fn: SyntaxNode): string | null {

@@ -5,7 +5,7 @@
 // title shares words with the subject. Language-neutral: names and paths only.
 import type { Location } from '../../core/contracts.js';
 import type { AnalysisContext, ParsedFile } from '../context.js';
-import { factsOf } from '../languages/index.js';
+import { nonTestDefinitions } from '../languages/index.js';
 import type { TestCase } from './discover.js';
 import { enclosingDefinition } from '../behaviour.js';
 
@@ -115,15 +115,23 @@ export function callsFunction(body: string, name: string | null): boolean {
   return new RegExp(`(^|[^\\w$])${name.replace(/[$]/g, '\\$')}\\s*(\\(|::<|!\\()`).test(body);
 }
 
+const PLAIN_NAME = /^[A-Za-z_$][\w$]*$/;
+
+/** Every plain name `body` calls as callsFunction() sees a call (`name(`, `name::<`, `name!(`), in one pass. */
+function calledNames(body: string): Set<string> {
+  return new Set([...body.matchAll(/(?<![\w$])([A-Za-z_$][\w$]*)\s*(?:\(|::<|!\()/g)].map((m) => m[1]!));
+}
+
 /** Same-file helpers the test calls (`it('…', _(true, …))` with `function _(…) { … parseNi(agent, ['--x']) … }`), with their text. */
 function calledHelpers(file: ParsedFile, test: TestCase): { startLine: number; endLine: number; text: string }[] {
-  const helpers = factsOf(file).definitions.filter(
+  const helpers = nonTestDefinitions(file).filter(
     (d) => (d.kind === 'function' || d.kind === 'variable' || d.kind === 'const') && (d.endLine < test.startLine || d.startLine > test.endLine),
   );
   if (helpers.length === 0) return [];
+  const called = calledNames(test.body);
   const lines = file.text.split('\n');
   return helpers
-    .filter((h) => callsFunction(test.body, h.name) && h.endLine - h.startLine <= 80)
+    .filter((h) => (PLAIN_NAME.test(h.name) ? called.has(h.name) : callsFunction(test.body, h.name)) && h.endLine - h.startLine <= 80)
     .map((h) => ({ startLine: h.startLine, endLine: h.endLine, text: lines.slice(h.startLine - 1, h.endLine).join('\n') }));
 }
 

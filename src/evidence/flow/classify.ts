@@ -4,6 +4,7 @@
 // the syntax tree, never from the line's text alone, so `if cfg.dry_run` and
 // `// dry_run` are told apart.
 import type { FlowRole } from '../../core/contracts.js';
+import { tagOption, tagPairs } from '../languages/go.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import {
   MEMBER_TYPES,
@@ -82,7 +83,9 @@ export class Classifier implements ClassifierSteps {
     let start = leaf;
     const str = this.enclosingString(chain);
     if (str) {
-      if (!this.spellings.isOptionLiteral(stringContent(str))) {
+      // A Go struct field's tag (`long:"raw-output"`) names the option for a parser that fills the field.
+      const tag = this.family === 'go' && str.parent?.type === 'field_declaration' && str.parent.childForFieldName('tag')?.equals(str) === true;
+      if (!tag && !this.spellings.isOptionLiteral(stringContent(str))) {
         // A `{name}` inside a format string is a read the trace cannot follow; prose is not.
         return this.isFormatTemplate(str) && this.spellings.isInterpolated(str.text) ? { kind: 'unaccounted' } : { kind: 'ignored' };
       }
@@ -328,6 +331,23 @@ export class Classifier implements ClassifierSteps {
     const name = n.childForFieldName(nameField);
     const record = enclosingRecordName(this.family, n);
     const label = record ? `${record}.${name?.text ?? '?'}` : name?.text ?? '?';
+    // `Raw bool \`long:"raw-output"\``: a Go parser reads the option off the field's tag and fills the field,
+    // which the program then reads by the field's own name.
+    const tag = this.family === 'go' ? n.childForFieldName('tag') : null;
+    const pairs = tag ? tagPairs(tag.text) : null;
+    if (name && tag && pairs && within(prev, tag) && tagOption(name.text, pairs)) {
+      const declared = pairs.get('default');
+      return {
+        also: declared !== undefined ? [{ role: 'precedence', node: n, description: `\`${label}\` defaults to the tag's \`default:"${snippet(declared, 40)}"\`` }] : undefined,
+        kind: 'step',
+        role: 'producer',
+        node: n,
+        symbol: name.text,
+        description: `\`${label}\` is filled by its tag \`${snippet(stringContent(tag), 60)}\``,
+        carrier: { node: n, description: `\`${label}\` carries the parsed value` },
+        hop: { name: name.text, scope: null, origin: n },
+      };
+    }
     if (!name || !within(prev, name)) {
       const value = n.childForFieldName('value');
       if (value && within(prev, value)) {
@@ -418,7 +438,11 @@ export class Classifier implements ClassifierSteps {
     return null;
   }
 
-  private bindingVerdict(n: SyntaxNode, target: SyntaxNode, value: SyntaxNode, prev: SyntaxNode, origin: SyntaxNode): Verdict {
+  private bindingVerdict(n: SyntaxNode, wholeTarget: SyntaxNode, wholeValue: SyntaxNode, wholePrev: SyntaxNode, origin: SyntaxNode): Verdict {
+    // `a, b = x, y`: each target takes the value in its own position.
+    const pair = pairedBinding(wholeTarget, wholeValue, origin);
+    const [target, value] = pair ?? [wholeTarget, wholeValue];
+    const prev = pair ? (within(origin, target) ? target : value) : wholePrev;
     const t = snippet(target.text, 60);
     const v = this.valueText(value, origin);
     if (this.family === 'python' && isClassBodyStatement(n)) {
@@ -579,4 +603,20 @@ export class Classifier implements ClassifierSteps {
     return owner ? `\`${snippet(owner.text, 40)}.${key}\`` : `\`${key}\``;
   }
 
+}
+
+/** Lists of targets and of values an assignment pairs by position (Go's and Python's `a, b = x, y`). */
+const PARALLEL_LISTS = new Set(['expression_list', 'pattern_list']);
+
+/**
+ * The target and value in the position of `origin`, when an assignment pairs
+ * as many targets as values; null otherwise (one target, or one call's several results).
+ */
+export function pairedBinding(target: SyntaxNode, value: SyntaxNode, origin: SyntaxNode): [SyntaxNode, SyntaxNode] | null {
+  if (!PARALLEL_LISTS.has(target.type) || !PARALLEL_LISTS.has(value.type)) return null;
+  const targets = target.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type !== 'comment');
+  const values = value.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type !== 'comment');
+  if (targets.length < 2 || targets.length !== values.length) return null;
+  const at = Math.max(targets.findIndex((c) => within(origin, c)), values.findIndex((c) => within(origin, c)));
+  return at < 0 ? null : [targets[at]!, values[at]!];
 }

@@ -53,6 +53,7 @@ export type OptionFramework =
   | 'arg'
   | 'go-flag'
   | 'go-switch'
+  | 'go-struct-tag'
   /** A member of the object a parser made from the raw arguments (`minimist(process.argv.slice(2)).cors`): no declaration, the read is the first word on the option. */
   | 'parsed-argv';
 

@@ -137,6 +137,9 @@ function flagCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, fileIsTest
     if (!shape) return null;
     nameAt = shape[2] || shape[1] === 'Var' || shape[1] === 'Text' ? 1 : 0;
   }
+  // A declaration passes the name and at least a default or usage (`flag.String("relay", "", usage)`);
+  // a one-argument `c.String("relay")` (urfave/cli's context) reads a flag declared elsewhere.
+  if (method !== 'Flag' && argv.length < nameAt + 2) return null;
   const nameArg = argv[nameAt];
   const viaConst = nameArg?.type === 'identifier';
   const long = viaConst ? consts.get(nameArg.text) ?? null : stringValue(nameArg);
@@ -219,27 +222,79 @@ function assignedField(stmts: readonly SyntaxNode[]): string | null {
   return null;
 }
 
-function tagKeys(file: ParsedFile, fileIsTest: boolean): ConfigKeyDeclaration[] {
-  const out: ConfigKeyDeclaration[] = [];
-  for (const m of matchesOf('go', '(field_declaration name: (field_identifier) @name tag: (_) @tag) @field', file.tree.rootNode)) {
-    const tag = m.get('tag')!.text;
-    const keys = new Set<string>();
-    for (const [, k, v] of tag.matchAll(/(\w+):"([^"]*)"/g)) {
-      const key = v!.split(',')[0]!;
-      if (TAG_KEYS.has(k!) && key && key !== '-') keys.add(key);
-    }
-    const field = m.get('field')!;
-    for (const key of keys) out.push({ key, kind: 'schema-field', carrier: m.get('name')!.text, inTest: fileIsTest, ...spanOf(field) });
+/**
+ * A struct field's tag as key → value (`short:"r" long:"raw-output"`); for a
+ * key given twice, the first.
+ */
+export function tagPairs(tag: string): Map<string, string> {
+  const pairs = new Map<string, string>();
+  for (const [, k, v] of tag.matchAll(/(\w+):"([^"]*)"/g)) if (!pairs.has(k!)) pairs.set(k!, v!);
+  return pairs;
+}
+
+/** `NoLimit` → `no-limit`, `HTTPPort` → `http-port`: the long name kong derives from a field. */
+function kebab(field: string): string {
+  return field
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase();
+}
+
+/**
+ * An option a struct field's tag declares, for the parsers that read their
+ * options off a struct: go-flags (`short:"r" long:"raw-output"`), go-arg
+ * (`arg:"-r,--raw-output"`), kong (`name:"raw-output"`, or, on a field that
+ * has a `help` and is not a command or positional argument, the field's name
+ * in kebab case). The field carries the value.
+ */
+export function tagOption(name: string, pairs: ReadonlyMap<string, string>): { longs: string[]; shorts: string[] } | null {
+  const longs: string[] = [];
+  const shorts: string[] = [];
+  const long = pairs.get('long');
+  if (long) longs.push(...long.split(',').map((l) => l.trim()).filter(Boolean));
+  const arg = pairs.get('arg');
+  for (const part of (arg ?? '').split(',')) {
+    const m = DASHED.exec(part.trim());
+    if (m?.[1] === '--') longs.push(m[2]!);
+    else if (m && m[2]!.length === 1) shorts.push(m[2]!);
   }
-  return out;
+  const short = pairs.get('short');
+  if (short && /^[A-Za-z0-9]$/.test(short)) shorts.push(short);
+  const named = pairs.get('name');
+  if (longs.length === 0 && named && pairs.has('help')) longs.push(named);
+  // kong: a field with a help text is a flag named after the field, unless it is a command or a positional argument.
+  if (longs.length === 0 && arg === undefined && pairs.has('help') && !pairs.has('cmd') && !pairs.has('embed') && /^[A-Z]/.test(name)) longs.push(kebab(name));
+  const valid = longs.filter((l) => /^[A-Za-z0-9][\w.-]*$/.test(l));
+  return valid.length > 0 || shorts.length > 0 ? { longs: valid, shorts } : null;
+}
+
+/** Struct fields whose tags name configuration keys (`json:"max_size"`) or declare options (tagOption). */
+function taggedFields(file: ParsedFile, fileIsTest: boolean): { keys: ConfigKeyDeclaration[]; options: OptionDeclaration[] } {
+  const keys: ConfigKeyDeclaration[] = [];
+  const options: OptionDeclaration[] = [];
+  for (const m of matchesOf('go', '(field_declaration name: (field_identifier) @name tag: (_) @tag) @field', file.tree.rootNode)) {
+    const pairs = tagPairs(m.get('tag')!.text);
+    const name = m.get('name')!.text;
+    const field = m.get('field')!;
+    const named = new Set<string>();
+    for (const [k, v] of pairs) {
+      const key = v.split(',')[0]!;
+      if (TAG_KEYS.has(k) && key && key !== '-') named.add(key);
+    }
+    for (const key of named) keys.push({ key, kind: 'schema-field', carrier: name, inTest: fileIsTest, ...spanOf(field) });
+    const option = tagOption(name, pairs);
+    if (option) options.push({ framework: 'go-struct-tag', ...option, carrier: name, inTest: fileIsTest, ...spanOf(field) });
+  }
+  return { keys, options };
 }
 
 export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
   const root = file.tree.rootNode;
   const defs = goDefinitions(file, fileIsTest);
   return lazyDeclarations(defs, () => {
-    const options: OptionDeclaration[] = [];
-    const configKeys = tagKeys(file, fileIsTest);
+    const tagged = taggedFields(file, fileIsTest);
+    const options: OptionDeclaration[] = [...tagged.options];
+    const configKeys = tagged.keys;
     const consts = stringConstants(root);
     for (const m of matchesOf('go', CALLS, root)) {
       const [call, fn, args] = [m.get('call')!, m.get('fn')!, m.get('args')!];

@@ -95,6 +95,15 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
     const seen = new Set(discovery.files);
     declared = [...declared, ...declaredIn(keyed.files.filter((f) => !seen.has(f)))];
   }
+  // A struct field whose tag declares the option without naming it (kong's `NoLimit bool \`help:"…"\``)
+  // spells only the field; searched for only then. (A field cased otherwise, `HTTPPort`, spells none of
+  // the subject's spellings, which a primary location must.)
+  if (o.long && /^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$/.test(o.long) && !declared.some((c) => !c.inTest)) {
+    const field = o.long.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+    const tagged = discover(ctx, [`(^|[[:space:]])${field}[[:space:]]+[^[:space:]\`]+[[:space:]]*\``], { regex: true, literals: [field], pathspecs: ['*.go'] }, false);
+    const seen = new Set([...discovery.files, ...declared.map((c) => c.path)]);
+    declared = [...declared, ...declaredIn(tagged.files.filter((f) => !seen.has(f)))];
+  }
   // A parser without declarations (minimist) leaves the name only in reads of its result
   // (`argv.cors`, `argv['proxy-options']`); searched for only when nothing declares the option.
   if (o.long && !declared.some((c) => !c.inTest)) {

@@ -135,6 +135,10 @@ describe('options a Go struct declares in its field tags', () => {
       'go-struct-tag http-port  HTTPPort :9',
     ]);
     expect(locateImplementation(ctx, { kind: 'cli_option', name: '--run' }).kind).toBe('unresolved');
+    // A name only the field spells is still found.
+    const located = locateImplementation(ctx, { kind: 'cli_option', name: '--no-limit' });
+    expect(located.kind).toBe('found');
+    if (located.kind === 'found') expect(located.payload.locations[0]).toMatchObject({ role: 'primary', path: 'cli.go', start_line: 6 });
   });
 });
 

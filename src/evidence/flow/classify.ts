@@ -84,7 +84,8 @@ export class Classifier implements ClassifierSteps {
     const str = this.enclosingString(chain);
     if (str) {
       // A Go struct field's tag (`long:"raw-output"`) names the option for a parser that fills the field.
-      const tag = this.family === 'go' && str.parent?.type === 'field_declaration' && str.parent.childForFieldName('tag')?.equals(str) === true;
+      const field = this.family === 'go' && str.parent?.type === 'field_declaration' && str.parent.childForFieldName('tag')?.equals(str) ? str.parent.childForFieldName('name') : null;
+      const tag = field !== null && tagOption(field.text, tagPairs(str.text)) !== null;
       if (!tag && !this.spellings.isOptionLiteral(stringContent(str))) {
         // A `{name}` inside a format string is a read the trace cannot follow; prose is not.
         return this.isFormatTemplate(str) && this.spellings.isInterpolated(str.text) ? { kind: 'unaccounted' } : { kind: 'ignored' };
@@ -335,10 +336,12 @@ export class Classifier implements ClassifierSteps {
     // which the program then reads by the field's own name.
     const tag = this.family === 'go' ? n.childForFieldName('tag') : null;
     const pairs = tag ? tagPairs(tag.text) : null;
-    if (name && tag && pairs && within(prev, tag) && tagOption(name.text, pairs)) {
-      const declared = pairs.get('default');
+    const declared = name && pairs ? tagOption(name.text, pairs) : null;
+    // Met at the tag, or at a field whose tag declares the subject under the field's own name (kong's `NoLimit`).
+    if (name && tag && pairs && declared && (within(prev, tag) || declared.longs.some((l) => this.spellings.isOptionLiteral(l)))) {
+      const fallback = pairs.get('default');
       return {
-        also: declared !== undefined ? [{ role: 'precedence', node: n, description: `\`${label}\` defaults to the tag's \`default:"${snippet(declared, 40)}"\`` }] : undefined,
+        also: fallback !== undefined ? [{ role: 'precedence', node: n, description: `\`${label}\` defaults to the tag's \`default:"${snippet(fallback, 40)}"\`` }] : undefined,
         kind: 'step',
         role: 'producer',
         node: n,

@@ -6,12 +6,18 @@
 // The field is the declaration and carries the value. Such programs copy the
 // parsed options into their own state in one parallel assignment
 // (`p.raw, p.indent = opts.Raw, opts.Indent`), as Python does with tuples:
-// each target takes the value in its own position.
+// each target takes the value in its own position. oclif commands declare
+// their flags in a table of builders (`'dry-run': Flags.boolean({ char: 'n',
+// env: 'SITE_DRY_RUN', default: … })`): the key is the flag, `char` its short
+// name, `default` its precedence, and `env` a variable the flag falls back to —
+// which reaches the program as the flag's value, so its flow is the flag's.
 import { describe, expect, it } from 'vitest';
 import { factsOf } from '../../src/evidence/languages/index.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
-import { said, tracedIn } from './fixtures/worker-run.js';
+import { needFor, said, tracedIn } from './fixtures/worker-run.js';
+import { createStaticWorker } from '../../src/evidence/static-worker.js';
+import type { FocusedTests, ImplementationLocation } from '../../src/core/contracts.js';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const repo = fixtureRepos();
@@ -194,5 +200,77 @@ describe('a parallel assignment', () => {
     const steps = flow.steps.map(said).join('\n');
     expect(steps).toContain('`args.max_depth` copied into `limit`');
     expect(steps).not.toContain('copied into `verbose, limit`');
+  });
+});
+
+// An oclif command with a flag table, its helper module and a mocha suite.
+const OCLIF: Files = {
+  'package.json': `${JSON.stringify({ name: 'site', scripts: { test: 'mocha --forbid-only "test/**/*.test.ts"' }, dependencies: { '@oclif/core': '^4' }, devDependencies: { mocha: '^10', '@oclif/test': '^4', chai: '^4' } }, null, 2)}\n`,
+  'src/commands/deploy.ts': lines(
+    "import {Command, Flags} from '@oclif/core'", //                                                                   1
+    "import {upload} from '../upload.js'", //                                                                          2
+    '', //                                                                                                             3
+    'export default class Deploy extends Command {', //                                                                4
+    "  static description = 'Deploy the site'", //                                                                     5
+    '', //                                                                                                             6
+    '  static flags = {', //                                                                                           7
+    "    'dry-run': Flags.boolean({char: 'n', description: 'show what would be uploaded', env: 'SITE_DRY_RUN'}),", //   8
+    "    region: Flags.string({char: 'r', default: 'eu-west-1', description: 'where to deploy'}),", //                  9
+    '  }', //                                                                                                          10
+    '', //                                                                                                             11
+    '  async run(): Promise<void> {', //                                                                               12
+    '    const {flags} = await this.parse(Deploy)', //                                                                 13
+    "    const files = ['index.html']", //                                                                             14
+    "    if (flags['dry-run']) {", //                                                                                  15
+    '      this.log(`would upload ${files.length} files`)', //                                                         16
+    '      return', //                                                                                                 17
+    '    }', //                                                                                                        18
+    '    await upload(files, flags.region)', //                                                                        19
+    '  }', //                                                                                                          20
+    '}', //                                                                                                            21
+  ),
+  'src/upload.ts': lines(
+    'export async function upload(files: string[], region: string): Promise<void> {',
+    '  const endpoint = `https://s3.${region}.example.com`',
+    "  for (const f of files) await fetch(`${endpoint}/${f}`, {method: 'PUT'})",
+    '}',
+  ),
+  'test/commands/deploy.test.ts': lines(
+    "import {runCommand} from '@oclif/test'",
+    "import {expect} from 'chai'",
+    '',
+    "describe('deploy', () => {",
+    "  it('uploads nothing with --dry-run', async () => {",
+    "    const {stdout} = await runCommand(['deploy', '--dry-run'])",
+    "    expect(stdout).to.contain('would upload')",
+    '  })',
+    '',
+    "  it('deploys to the region given', async () => {",
+    "    const {stdout} = await runCommand(['deploy', '--region', 'us-east-1'])",
+    "    expect(stdout).to.equal('')",
+    '  })',
+    '})',
+  ),
+};
+
+describe('oclif’s flag table', () => {
+  it('declares each flag by its key with its `char`, and the flag’s `default` is its precedence', async () => {
+    const { ctx } = repo(OCLIF);
+    const options = factsOf(ctx.parsed('src/commands/deploy.ts')!).options.map((o) => `${o.framework} ${o.longs.join('|')} ${o.shorts.join('|')} :${o.startLine}`);
+    expect(options).toEqual(['oclif dry-run n :8', 'oclif region r :9']);
+    const { flow } = await tracedIn(repo, OCLIF, 'cli_option', '--region');
+    expect(flow.steps.map(said)).toContain("precedence src/commands/deploy.ts:7-10 `region` defaults to `'eu-west-1'`");
+  });
+
+  it('follows a variable the flag falls back to (`env:`) as the flag’s value, to the branch it decides and the flag’s test', async () => {
+    const { root } = repo(OCLIF);
+    const n = needFor('configuration_key', 'SITE_DRY_RUN', 'trace.state-flow');
+    const out = await createStaticWorker().run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const located = out.proposals.find((p) => p.predicate === 'implementation_location')?.payload as ImplementationLocation;
+    expect(located.locations[0]).toMatchObject({ path: 'src/commands/deploy.ts', start_line: 8 });
+    const { flow } = await tracedIn(repo, OCLIF, 'configuration_key', 'SITE_DRY_RUN');
+    expect(flow.steps.map(said)).toContain("consumer src/commands/deploy.ts:15-18 `'dry-run'` decides the `if` in `run`");
+    const tests = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests;
+    expect(tests.identifier).toBe('uploads nothing with --dry-run');
   });
 });

@@ -565,7 +565,9 @@ export class Classifier implements ClassifierSteps {
       if (LITERAL.test(value.text.trim()) || NAMED_DEFAULT.test(value.text.trim())) return this.step('precedence', n, `${into} defaults to \`${v}\``);
       if (this.producers.producesValue(value)) return this.step('producer', n, `${into} produced by \`${v}\``);
       // `timings: { type: 'boolean', default: false }`: an option's record declaring its default.
-      const declared = value.type === 'object' ? value.namedChildren.find((p) => p?.type === 'pair' && DEFAULT_KEY.test(p.childForFieldName('key')?.text ?? '')) : null;
+      // …or built by a call given such a record (oclif's `region: Flags.string({ default: 'eu-west-1' })`).
+      const record = value.type === 'call_expression' ? value.childForFieldName('arguments')?.namedChildren.find((a) => a?.type === 'object') : value;
+      const declared = record?.type === 'object' ? record.namedChildren.find((p) => p?.type === 'pair' && DEFAULT_KEY.test(p.childForFieldName('key')?.text ?? '')) : null;
       const fallback = declared?.childForFieldName('value');
       const also = declared && fallback ? [{ role: 'precedence' as const, node: declared, description: `${into} defaults to \`${snippet(fallback.text, 40)}\`` }] : undefined;
       return { ...this.step('producer', n, `${into} set from \`${v}\``), also };

@@ -21,6 +21,7 @@ import { Spellings, subjectSpellings, type Subject } from './spellings.js';
 import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './syntax.js';
 import { escapeRegExp } from '../../core/text.js';
 import { isPeripheralPath } from '../peripheral.js';
+import { optionDeclaredAt } from '../option-at.js';
 
 export type FlowResult =
   /** `carriers`: the names the value itself was followed into (renamed locals, fields, package variables), not names of what it decided. */
@@ -45,8 +46,23 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
   if (subject.kind === 'file' || subject.kind === 'behavior' || subject.kind === 'test') {
     return { kind: 'unresolved', reason: `runtime_flow follows a value; a ${subject.kind} subject has none to follow` };
   }
-  const spellings = subjectSpellings(subject, primary?.symbol ?? null);
-  if (!spellings) return { kind: 'unresolved', reason: `\`${subject.name}\` has no identifier spelling to follow` };
+  const own = subjectSpellings(subject, primary?.symbol ?? null);
+  if (!own) return { kind: 'unresolved', reason: `\`${subject.name}\` has no identifier spelling to follow` };
+  const traced = traceSpelled(ctx, subject, own, primary);
+  if (traced.kind === 'found' && traced.payload.steps.some((s) => s.role === 'consumer')) return traced;
+  // A key declared as an option's environment fallback enters as that option's value: when the key's own
+  // occurrences reach no consumer, the option's occurrences are the key's too.
+  const fallbackOf = subject.kind === 'configuration_key' ? optionDeclaredAt(ctx, primary) : null;
+  const asOption = fallbackOf ? subjectSpellings({ kind: 'cli_option', name: `--${fallbackOf.longs[0]!}` }, fallbackOf.carrier) : null;
+  if (!fallbackOf || !asOption) return traced;
+  // Its declared carrier names it in code (else its spellings, but for the PascalCase one, which names types).
+  const carrier = fallbackOf.carrier && /^[A-Za-z_$][\w$]*$/.test(fallbackOf.carrier) ? [fallbackOf.carrier] : asOption.identifiers.filter((i) => !/^[A-Z][a-z]/.test(i));
+  const widened = traceSpelled(ctx, subject, new Spellings([...new Set([...own.identifiers, ...carrier])], asOption.dashed ?? own.dashed), primary);
+  return widened.kind === 'found' && widened.payload.steps.some((s) => s.role === 'consumer') ? widened : traced;
+}
+
+/** The flow of the value the spellings name, from `primary` (the declaration) when there is one. */
+function traceSpelled(ctx: AnalysisContext, subject: Subject, spellings: Spellings, primary: Location | null): FlowResult {
   const { sites, truncated } = findSites(ctx, spellings, FLOW_TRACE.maxOccurrences);
   if (sites.length === 0) {
     return { kind: 'unresolved', reason: `no occurrence of ${spellings.grepPatterns.map((s) => `\`${s}\``).join(', ')} in non-test source` };

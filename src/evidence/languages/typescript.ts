@@ -40,6 +40,10 @@ const NAMED_MEMBERS = `(member_expression object: [(identifier) (member_expressi
 const SETTINGS_OBJECT = /(^|\.)(config|configuration|conf|cfg|settings|options|opts|preferences|prefs)(\.[A-Za-z_$][\w$]*)?$/i;
 const PAIRS = `(pair key: [(property_identifier) (string)] @key value: (object) @value) @pair`;
 const OBJECTS = `(object) @obj`;
+/** oclif's flag table: `force: Flags.boolean({ char: 'f' })`, `'dry-run': flags.string(…)`. */
+const FLAG_BUILDERS = `(pair key: [(property_identifier) (string)] @key value: (call_expression function: (member_expression object: (identifier) @ns property: (property_identifier) @type) arguments: (arguments) @args)) @pair`;
+const OCLIF_NAMESPACES = new Set(['Flags', 'flags']);
+const OCLIF_TYPES = new Set(['boolean', 'string', 'integer', 'option', 'directory', 'file', 'url', 'custom', 'enum', 'build']);
 const NAMED_READS = `[(member_expression object: (identifier) @obj property: (property_identifier) @key) (subscript_expression object: (identifier) @obj index: (string) @key)] @read`;
 
 const KIND: Record<string, DefinitionKind> = {
@@ -254,6 +258,25 @@ function yargsTableOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTe
 }
 
 /**
+ * oclif's `static flags = { 'dry-run': Flags.boolean({ char: 'n', aliases: ['dryrun'], env: 'APP_DRY_RUN' }) }`:
+ * the key is the flag as written and the name the parsed `flags` object is read by; `env` names
+ * the environment variable the flag falls back to.
+ */
+function oclifFlag(m: ReadonlyMap<string, SyntaxNode>, inTest: boolean): { option: OptionDeclaration; env: string[] } | null {
+  if (!OCLIF_NAMESPACES.has(m.get('ns')!.text) || !OCLIF_TYPES.has(m.get('type')!.text)) return null;
+  const keyNode = m.get('key')!;
+  const key = keyNode.type === 'string' ? stringValue(keyNode) : keyNode.text;
+  if (!key || !/^[A-Za-z0-9][\w-]*$/.test(key)) return null;
+  const settings = namedChildren(m.get('args')!)[0];
+  const aliases = objectStrings(settings, 'aliases');
+  const pair = m.get('pair')!;
+  return {
+    option: { framework: 'oclif', longs: [key, ...aliases.filter((a) => a.length > 1)], shorts: [...objectStrings(settings, 'char'), ...objectStrings(settings, 'charAliases')], carrier: key, inTest, ...spanOf(pair) },
+    env: objectStrings(settings, 'env'),
+  };
+}
+
+/**
  * `arg({ '--no-clipboard': Boolean, '-n': '--no-clipboard' })`: a flag-named key
  * with a type (not a string) declares the option; a string value names the flag
  * the key is an alias of. The parsed result is read as `args['--no-clipboard']`,
@@ -352,6 +375,12 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
       const key = keyNode.type === 'string' ? stringValue(keyNode) : keyNode.text;
       const opt = key ? (parseArgsOption(m.get('pair')!, key, m.get('value')!, fileIsTest) ?? yargsTableOption(m.get('pair')!, key, m.get('value')!, fileIsTest)) : null;
       if (opt) options.push(opt);
+    }
+    for (const m of matchesOf(lang, FLAG_BUILDERS, root)) {
+      const flag = oclifFlag(m, fileIsTest);
+      if (!flag) continue;
+      options.push(flag.option);
+      for (const key of flag.env) push(key, 'env-read', m.get('pair')!);
     }
     for (const m of matchesOf(lang, OBJECTS, root)) options.push(...argSpecOptions(m.get('obj')!, fileIsTest));
     options.push(...parsedArgvReads(lang, root, fileIsTest));

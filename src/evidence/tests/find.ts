@@ -11,6 +11,7 @@ import { isTestPath } from '../../core/test-code.js';
 import { SOURCE_PATHSPECS } from '../flow/sites.js';
 import { Spellings, subjectSpellings, type Subject } from '../flow/spellings.js';
 import { commandFor } from './commands.js';
+import { optionDeclaredAt } from '../option-at.js';
 import { testsInFile, type TestCase } from './discover.js';
 import { behaviourFunction, callsFunction, citedFrom, contentWords, declaredShorts, helpWords, effectiveBody, expectsError, isEndToEnd, isFailureTitle, isIncidentalTitle, isNegatedTitle, isPairedWith, namesAsSetting, settingArguments, titleOverlap } from './relevance.js';
 import { escapeRegExp } from '../../core/text.js';
@@ -55,7 +56,7 @@ export function findFocusedTests(
 ): TestsResult {
   const direct = testsFor(ctx, subject, primary, behaviour, carriers);
   if (direct.kind === 'found' || subject.kind !== 'configuration_key' || !primary) return direct;
-  const option = (ctx.facts(primary.path)?.options ?? []).find((o) => !o.inTest && o.longs.length > 0 && o.startLine <= primary.end_line && primary.start_line <= o.endLine);
+  const option = optionDeclaredAt(ctx, primary);
   if (!option) return direct;
   const viaOption = testsFor(ctx, { kind: 'cli_option', name: `--${option.longs[0]!}` }, primary, behaviour, carriers);
   if (viaOption.kind !== 'found') return direct;

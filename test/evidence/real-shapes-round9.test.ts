@@ -11,6 +11,11 @@
 // env: 'SITE_DRY_RUN', default: … })`): the key is the flag, `char` its short
 // name, `default` its precedence, and `env` a variable the flag falls back to —
 // which reaches the program as the flag's value, so its flow is the flag's.
+// A one-word option has no dashed form, yet commander writes its spec as
+// `-d, --dot`: that spec is the option's declaration in the flow too (a help
+// line, `--cors[=headers] Enable CORS`, is not). Older JavaScript defines
+// functions as members, `exports.listFiles = function …`: a value passed to
+// one is followed into it; one passed to a logger's method is written out.
 import { describe, expect, it } from 'vitest';
 import { factsOf } from '../../src/evidence/languages/index.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
@@ -272,5 +277,51 @@ describe('oclif’s flag table', () => {
     expect(flow.steps.map(said)).toContain("consumer src/commands/deploy.ts:15-18 `'dry-run'` decides the `if` in `run`");
     const tests = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests;
     expect(tests.identifier).toBe('uploads nothing with --dry-run');
+  });
+});
+
+// A commander program with a one-word option.
+const COMMANDER_WORD: Files = {
+  'package.json': `${JSON.stringify({ name: 'mdcheck', bin: { mdcheck: 'cli.js' } }, null, 2)}\n`,
+  'cli.js': lines(
+    "const { program } = require('commander');", //          1
+    "const { listFiles } = require('./files');", //          2
+    '', //                                                   3
+    'program', //                                            4
+    "  .option('-d, --dot', 'include files in dot folders')", // 5
+    "  .option('-q, --quiet', 'print nothing');", //          6
+    'program.parse();', //                                   7
+    'const options = program.opts();', //                    8
+    'console.log(listFiles(program.args, options.dot));', // 9
+    "const log = require('./log');", //                     10
+    "log.detail('dot: ' + options.dot);", //                11
+    "if (process.argv.includes('--help')) console.log('  --dot[=yes] Include dot folders');", // 12
+  ),
+  'log.js': lines(
+    'exports.detail = function (msg) {',
+    '  if (process.env.DEBUG) {',
+    "    process.stderr.write(msg + '\\n');",
+    '  }',
+    '};',
+  ),
+  'files.js': lines(
+    'exports.listFiles = function (globs, dot) {', //         1
+    '  if (dot) {', //                                        2
+    "    return globs.concat(['.github']);", //               3
+    '  }', //                                                 4
+    '  return globs;', //                                     5
+    '};', //                                                  6
+  ),
+};
+
+describe('a one-word commander option', () => {
+  it('is declared in the flow by its spec `-d, --dot`, and followed into the function that decides on it', async () => {
+    const { flow } = await tracedIn(repo, COMMANDER_WORD, 'cli_option', '--dot');
+    const steps = flow.steps.map(said);
+    expect(steps[0]).toBe('producer cli.js:4-6 `-d, --dot` declared by `….option`');
+    expect(steps.some((s) => s.startsWith('consumer files.js:2-'))).toBe(true);
+    expect(flow.gaps.join('\n')).not.toContain('is not among the traced occurrences');
+    expect(steps.join('\n')).not.toContain('cli.js:12');
+    expect(steps.join('\n')).not.toContain('log.js');
   });
 });

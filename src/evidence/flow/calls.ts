@@ -100,6 +100,8 @@ function typedDeclaration(fn: SyntaxNode, name: string): string | null | undefin
  * a keyword whose ancestors never include the arrow function, which is the
  * declarator's value.
  */
+const LOGGER_CALL = /(^|\.)(log|logger|logging|console)\.[A-Za-z_]\w*$/;
+
 function functionAt(file: ParsedFile, line: number, nameLine: number, name: string): SyntaxNode | null {
   const text = file.text.split('\n', nameLine)[nameLine - 1] ?? '';
   const at = new RegExp(`(^|[^A-Za-z0-9_$])${name.replace(/\$/g, '\\$')}([^A-Za-z0-9_$]|$)`).exec(text);
@@ -107,7 +109,8 @@ function functionAt(file: ParsedFile, line: number, nameLine: number, name: stri
   let n: SyntaxNode | null = file.tree.rootNode.descendantForPosition({ row: nameLine - 1, column });
   for (; n; n = n.parent) {
     if (FUNCTION_NODES.has(n.type) && n.startPosition.row + 1 >= line) return n;
-    const value = n.type === 'variable_declarator' ? n.childForFieldName('value') : null;
+    // `const walk = (…) => …`, `exports.walk = function (…) {…}`.
+    const value = n.type === 'variable_declarator' ? n.childForFieldName('value') : n.type === 'assignment_expression' ? n.childForFieldName('right') : null;
     if (value && FUNCTION_NODES.has(value.type)) return value;
   }
   return null;
@@ -146,12 +149,15 @@ export function parameterFor(ctx: AnalysisContext, family: Family, call: SyntaxN
   if (!arg || !parts || parts.name.length < 3) return null;
   // The runtime's own method: the value leaves the program's code here, no search needed.
   if (family === 'js' && calleeNode && builtinReceiver(calleeNode)) return 'external';
-  // Lines that can define the function: `fn name`, `def name`, `func (r T) name`, `function name`, `name(…) {`, `const name =`.
+  // A logger's method (`utils.log.detail(…)`, `logger.info(…)`) writes the value out; its own plumbing is no part of the flow.
+  if (calleeNode && LOGGER_CALL.test(calleeNode.text)) return 'external';
+  // Lines that can define the function: `fn name`, `def name`, `func (r T) name`, `function name`, `name(…) {`, `const name =`, `exports.name = function`.
   const n = parts.name.replace(/\$/g, '\\$');
   const definitionLines = [
     `(fn|def|func|function)([[:space:]]|[[:space:]]*\\([^)]*\\)[[:space:]]*)${n}([^A-Za-z0-9_$]|$)`,
     `^[[:space:]]*(pub[[:space:]]+|export[[:space:]]+|async[[:space:]]+|static[[:space:]]+)*${n}[[:space:]]*\\(`,
     `(const|let|var)[[:space:]]+${n}[[:space:]]*=`,
+    `\\.${n}[[:space:]]*=[[:space:]]*(async[[:space:]]+)?(function|\\()`,
   ];
   const matches = ctx.grepSource(definitionLines, { regex: true, literals: [parts.name], pathspecs: SOURCE_PATHSPECS, maxMatches: FLOW_TRACE.maxHopOccurrences * 4 });
   const files = [...new Set(matches.map((m) => m.path))].filter((p) => isNonTestSource(ctx, p));

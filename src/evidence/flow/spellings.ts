@@ -31,8 +31,11 @@ export class Spellings {
   ) {
     const alternatives = identifiers.map(escape).join('|');
     this.word = new RegExp(`(?<![A-Za-z0-9_$])(?:${alternatives})(?![A-Za-z0-9_$])`, 'g');
-    // A whole option spec as commander or clap's builder writes it: `-n, --dry-run`, `--dry-run <when>`, `--[no-]dry-run`.
-    this.optionList = dashed ? new RegExp(`^(-\\w,?\\s*)?--(\\[no-\\]|no-)?${escapeRegExp(dashed)}(\\s*[<\\[].*)?$`) : null;
+    // A whole option spec as commander or clap's builder writes it: `-n, --dry-run`, `--dry-run <when>`, `--[no-]dry-run`
+    // (not a help line, `--cors[=headers] Enable CORS`);
+    // a one-word option (`-d, --dot`) has no dashed form, and is written as its lower-case identifier.
+    const flag = dashed ?? identifiers.find((i) => /^[a-z][a-z0-9]*$/.test(i)) ?? null;
+    this.optionList = flag ? new RegExp(`^(-\\w,?\\s*)?--(\\[no-\\]|no-)?${escapeRegExp(flag)}(\\s*[<\\[][^<>\\[\\]]*[>\\]])?$`) : null;
     // `'Proxy'` in a string is a label (`chalk.magenta('Proxy')`); no parser, environment or config
     // file names an option or key in PascalCase, so that form is an identifier only.
     const forms = (dashed ? [...identifiers, dashed] : [...identifiers]).filter((f) => !PASCAL.test(f));

@@ -13,6 +13,7 @@ const COMMON_DEFINITIONS = `
 (generator_function_declaration name: (identifier) @name) @def
 (method_definition name: (property_identifier) @name) @def
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def
+(expression_statement (assignment_expression left: (member_expression property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @def)
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @def))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def)))
 `;
@@ -103,6 +104,7 @@ function scopeOf(node: SyntaxNode): string[] {
 
 /** The construct a maintainer sees: `export …`, the whole `const x = …` declaration. */
 function outer(def: SyntaxNode): SyntaxNode {
+  if (def.type === 'assignment_expression' && def.parent?.type === 'expression_statement') return def.parent;
   let n = def;
   if (n.type === 'variable_declarator' && n.parent && namedChildren(n.parent).length === 1) n = n.parent;
   if (n.parent?.type === 'export_statement') n = n.parent;
@@ -110,7 +112,7 @@ function outer(def: SyntaxNode): SyntaxNode {
 }
 
 function bodyOf(def: SyntaxNode): SyntaxNode | null {
-  return def.childForFieldName('body') ?? def.childForFieldName('value')?.childForFieldName('body') ?? null;
+  return def.childForFieldName('body') ?? (def.childForFieldName('value') ?? def.childForFieldName('right'))?.childForFieldName('body') ?? null;
 }
 
 /** The file's definitions; with `focus`, only those named `focus.name`; without `it('…')` blocks when `tests` is false. */
@@ -124,12 +126,16 @@ export function typeScriptDefinitions(file: ParsedFile, fileIsTest: boolean, foc
     if (focus && name.text !== focus.name) continue;
     if (seen.has(def.id)) continue;
     seen.add(def.id);
-    const value = def.type === 'variable_declarator' ? def.childForFieldName('value') : null;
+    // `exports.listFiles = function (…) {…}`, `Walker.prototype.walk = function (…) {…}`: a function assigned to a member.
+    const value = def.type === 'variable_declarator' ? def.childForFieldName('value') : def.type === 'assignment_expression' ? def.childForFieldName('right') : null;
     let kind: DefinitionKind = KIND[def.type] ?? 'variable';
     if (value && (value.type === 'arrow_function' || value.type === 'function_expression')) kind = 'function';
     else if (value?.type === 'class') kind = 'class';
     else if (def.type === 'variable_declarator') kind = def.parent?.text.startsWith('const') ? 'const' : 'variable';
-    const container = containerOf(def);
+    // `Walker.prototype.walk = function …` is a method of `Walker`.
+    const assignedTo = def.type === 'assignment_expression' ? def.childForFieldName('left')?.childForFieldName('object') : null;
+    const prototypeOf = assignedTo?.type === 'member_expression' && assignedTo.childForFieldName('property')?.text === 'prototype' ? (assignedTo.childForFieldName('object')?.text ?? null) : null;
+    const container = prototypeOf ?? containerOf(def);
     if (kind === 'function' && container) kind = 'method';
     const node = outer(def);
     out.push({ name: name.text, kind, container, scope: scopeOf(def), nameLine: startLine(name), inTest: fileIsTest, ...spanOf(node, node, bodyOf(def)) });

@@ -16,6 +16,10 @@
 // line, `--cors[=headers] Enable CORS`, is not). Older JavaScript defines
 // functions as members, `exports.listFiles = function …`: a value passed to
 // one is followed into it; one passed to a logger's method is written out.
+// typer names an option after the function parameter it fills
+// (`reload_dir: Annotated[…, typer.Option(help=…)] = None` is `--reload-dir`)
+// unless the call spells names of its own; the parameter's default applies
+// without the flag.
 import { describe, expect, it } from 'vitest';
 import { factsOf } from '../../src/evidence/languages/index.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
@@ -323,5 +327,49 @@ describe('a one-word commander option', () => {
     expect(flow.gaps.join('\n')).not.toContain('is not among the traced occurrences');
     expect(steps.join('\n')).not.toContain('cli.js:12');
     expect(steps.join('\n')).not.toContain('log.js');
+  });
+});
+
+// A typer command: an option named after its parameter, one with names of its own, and an argument.
+const TYPER: Files = {
+  'serve.py': lines(
+    'from pathlib import Path', //                                                               1
+    'from typing import Annotated', //                                                           2
+    '', //                                                                                       3
+    'import typer', //                                                                           4
+    '', //                                                                                       5
+    'app = typer.Typer()', //                                                                    6
+    '', //                                                                                       7
+    '', //                                                                                       8
+    'def start(root: Path, reload_dirs: list[Path] | None) -> str:', //                          9
+    '    if reload_dirs:', //                                                                    10
+    '        return f"watching {len(reload_dirs)} directories under {root}"', //                 11
+    '    return f"serving {root}"', //                                                           12
+    '', //                                                                                       13
+    '', //                                                                                       14
+    '@app.command()', //                                                                         15
+    'def dev(', //                                                                               16
+    '    root: Annotated[Path, typer.Argument(help="What to serve")] = Path("."),', //           17
+    '    reload_dir: Annotated[list[Path] | None, typer.Option(help="Directories to watch")] = None,', // 18
+    '    verbose: bool = typer.Option(False, "--loud", "-l", help="Talk more"),', //             19
+    ') -> None:', //                                                                             20
+    '    print(start(root, reload_dir), verbose)', //                                           21
+  ),
+};
+
+describe('typer options', () => {
+  it('are named after the parameter they fill unless the call names them, and an argument is no option', () => {
+    const { ctx } = repo(TYPER);
+    const options = factsOf(ctx.parsed('serve.py')!).options.map((o) => `${o.framework} ${o.longs.join('|')} ${o.shorts.join('|')} ${o.carrier} :${o.startLine}`);
+    expect(options).toEqual(['typer reload-dir  reload_dir :18', 'typer loud l verbose :19']);
+    expect(locateImplementation(ctx, { kind: 'cli_option', name: '--root' }).kind).toBe('unresolved');
+  });
+
+  it('fill the parameter, whose default applies without the flag, and the value goes on into the function it is passed to', async () => {
+    const { flow } = await tracedIn(repo, TYPER, 'cli_option', '--reload-dir');
+    const steps = flow.steps.map(said);
+    expect(steps[0]).toMatch(/^producer serve\.py:18-18 parameter `reload_dir` of `dev` is filled by `typer\.Option\(help="Directories to watch"\)`/);
+    expect(steps).toContain('precedence serve.py:18-18 parameter `reload_dir` defaults to `None` (in `dev`)');
+    expect(steps.some((s) => s.startsWith('consumer serve.py:10-'))).toBe(true);
   });
 });

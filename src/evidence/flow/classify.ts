@@ -325,6 +325,17 @@ export class Classifier implements ClassifierSteps {
     const name = this.paramName(n)?.text ?? n.text;
     const fn = enclosingFunctionName(this.family, n);
     const node = n.type === 'identifier' ? n.parent! : n;
+    // typer fills a parameter whose default or `Annotated[…]` metadata is an `Option(…)`; its default value applies without the flag.
+    const option = this.family === 'python' ? node.descendantsOfType('call').find((c) => /(^|\.)Option$/.test(c?.childForFieldName('function')?.text ?? '')) : null;
+    if (option) {
+      const value = node.childForFieldName('value');
+      const fallback = value && !value.equals(option) ? value : null;
+      return {
+        ...this.step('producer', node, `parameter \`${name}\` of \`${fn ?? 'anonymous function'}\` is filled by \`${snippet(option.text, 60)}\``),
+        carrier: { node, description: `parameter \`${name}\` of \`${fn ?? 'anonymous function'}\` carries the parsed value` },
+        also: fallback ? [{ role: 'precedence', node: fallback, description: `parameter \`${name}\` defaults to \`${snippet(fallback.text, 40)}\`` }] : undefined,
+      };
+    }
     return this.step('carrier', node, `parameter \`${name}\` of \`${fn ?? 'anonymous function'}\` carries the value`);
   }
 

@@ -55,6 +55,7 @@ export type OptionFramework =
   | 'go-switch'
   | 'go-struct-tag'
   | 'oclif'
+  | 'typer'
   /** A member of the object a parser made from the raw arguments (`minimist(process.argv.slice(2)).cors`): no declaration, the read is the first word on the option. */
   | 'parsed-argv';
 

@@ -83,6 +83,22 @@ export function pythonDefinitions(file: ParsedFile, fileIsTest: boolean, focus?:
 
 const statementSpanOf = (node: SyntaxNode): Span => statementSpan(node, STATEMENTS, BODY_STOP);
 
+/** Parameter nodes a typer option can be the default or the `Annotated[…]` metadata of. */
+const TYPED_PARAMETERS = new Set(['typed_default_parameter', 'typed_parameter']);
+
+/**
+ * The function parameter a typer `Option(…)` declares: `force: bool = typer.Option(False, "--force")`,
+ * `reload_dir: Annotated[list[Path] | None, typer.Option(help=…)] = None`. Typer names the option
+ * after the parameter (`--reload-dir`) unless the call spells names of its own.
+ */
+function typerParameter(call: SyntaxNode): SyntaxNode | null {
+  for (const p of ancestors(call)) {
+    if (TYPED_PARAMETERS.has(p.type)) return p;
+    if (p.type === 'parameters' || p.type === 'function_definition' || p.type === 'block') return null;
+  }
+  return null;
+}
+
 function optionOf(call: SyntaxNode, method: string, args: SyntaxNode, inTest: boolean): OptionDeclaration | null {
   const isArgparse = OPTION_CALLS.has(method);
   if (!isArgparse && !CLICK_CALLS.has(method)) return null;
@@ -90,6 +106,12 @@ function optionOf(call: SyntaxNode, method: string, args: SyntaxNode, inTest: bo
     .map((a) => stringValue(a))
     .filter((s): s is string => s !== null);
   const { longs, shorts } = flagNames(positional.filter((s) => s.startsWith('-')));
+  const parameter = method === 'Option' ? typerParameter(call) : null;
+  const parameterName = parameter?.childForFieldName('name')?.text ?? parameter?.namedChildren[0]?.text ?? null;
+  if (parameter && parameterName && /^[A-Za-z_]\w*$/.test(parameterName)) {
+    const derived = longs.length === 0 && shorts.length === 0 ? [parameterName.replace(/_/g, '-')] : longs;
+    return { framework: 'typer', longs: derived, shorts, carrier: parameterName, inTest, ...spanOf(parameter) };
+  }
   if (longs.length === 0 && shorts.length === 0) return null;
   const dest = namedChildren(args)
     .filter((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'dest')

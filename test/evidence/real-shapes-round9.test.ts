@@ -373,3 +373,51 @@ describe('typer options', () => {
     expect(steps.some((s) => s.startsWith('consumer serve.py:10-'))).toBe(true);
   });
 });
+
+// A clap option with an environment fallback whose only test sets the field by name.
+const CLAP_ENV: Files = {
+  'Cargo.toml': lines('[package]', 'name = "packer"', 'version = "0.1.0"', 'edition = "2021"', '', '[dependencies]', 'clap = { version = "4", features = ["derive", "env"] }'),
+  'src/main.rs': lines(
+    'use clap::Parser;',
+    '',
+    '#[derive(Parser, Debug)]',
+    'pub struct Cli {',
+    '    /// Archive password',
+    '    #[arg(short, long, env = "PACKER_PASSWORD")]',
+    '    pub password: Option<String>,',
+    '}',
+    '',
+    'pub fn unlock(cli: &Cli) -> bool {',
+    '    if let Some(p) = &cli.password {',
+    '        return !p.is_empty();',
+    '    }',
+    '    false',
+    '}',
+    '',
+    'fn main() {',
+    '    let cli = Cli::parse();',
+    '    println!("{}", unlock(&cli));',
+    '}',
+    '',
+    '#[cfg(test)]',
+    'mod tests {',
+    '    use super::*;',
+    '',
+    '    #[test]',
+    '    fn unlocks_with_a_password() {',
+    '        let cli = Cli { password: Some("secret".into()) };',
+    '        assert!(unlock(&cli));',
+    '    }',
+    '}',
+  ),
+};
+
+describe('a variable an option falls back to', () => {
+  it('takes the test that sets the option’s field by name, as the option does', async () => {
+    const { root } = repo(CLAP_ENV);
+    const n = needFor('configuration_key', 'PACKER_PASSWORD', 'tests.relevant');
+    const out = await createStaticWorker().run({ need: n, missing: [...n.required], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const tests = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    expect(tests?.identifier).toBe('tests::unlocks_with_a_password');
+  });
+});

@@ -58,7 +58,9 @@ export function findFocusedTests(
   if (direct.kind === 'found' || subject.kind !== 'configuration_key' || !primary) return direct;
   const option = optionDeclaredAt(ctx, primary);
   if (!option) return direct;
-  const viaOption = testsFor(ctx, { kind: 'cli_option', name: `--${option.longs[0]!}` }, primary, behaviour, carriers);
+  // The option's own declaration, with the field or variable it lands in, ties tests to it as for the option itself.
+  const declaration: Location = { ...primary, symbol: option.carrier ?? primary.symbol ?? null, start_line: option.startLine, end_line: option.endLine };
+  const viaOption = testsFor(ctx, { kind: 'cli_option', name: `--${option.longs[0]!}` }, declaration, behaviour, carriers);
   if (viaOption.kind !== 'found') return direct;
   const paths = viaOption.payload.evidence_paths.includes(primary.path) ? viaOption.payload.evidence_paths : [...viaOption.payload.evidence_paths, primary.path];
   return { kind: 'found', payload: { ...viaOption.payload, evidence_paths: paths } };

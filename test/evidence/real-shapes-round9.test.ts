@@ -19,7 +19,9 @@
 // typer names an option after the function parameter it fills
 // (`reload_dir: Annotated[…, typer.Option(help=…)] = None` is `--reload-dir`)
 // unless the call spells names of its own; the parameter's default applies
-// without the flag.
+// without the flag. A Go flag bound to viper reaches the program through a
+// struct field whose tag names the key a decoder fills it from
+// (`BackendURL []string \`mapstructure:"backend-url"\``), in any package.
 import { describe, expect, it } from 'vitest';
 import { factsOf } from '../../src/evidence/languages/index.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
@@ -419,5 +421,52 @@ describe('a variable an option falls back to', () => {
     const out = await createStaticWorker().run({ need: n, missing: [...n.required], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
     const tests = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
     expect(tests?.identifier).toBe('tests::unlocks_with_a_password');
+  });
+});
+
+// pflag + viper: the flag's value reaches another package's struct through its mapstructure tag.
+const VIPER: Files = {
+  'go.mod': lines('module example.com/echo', '', 'go 1.22'),
+  'cmd/echo/main.go': lines(
+    'package main', //                                                              1
+    '', //                                                                          2
+    'import (', //                                                                  3
+    '\t"example.com/echo/pkg/server"', //                                          4
+    '\t"github.com/spf13/pflag"', //                                               5
+    '\t"github.com/spf13/viper"', //                                               6
+    ')', //                                                                         7
+    '', //                                                                          8
+    'func main() {', //                                                             9
+    '\tfs := pflag.NewFlagSet("echo", pflag.ContinueOnError)', //                  10
+    '\tfs.StringSlice("backend-url", []string{}, "backend service URL")', //      11
+    '\t_ = viper.BindPFlags(fs)', //                                                12
+    '\tvar cfg server.Config', //                                                  13
+    '\t_ = viper.Unmarshal(&cfg)', //                                              14
+    '\tserver.Run(&cfg)', //                                                       15
+    '}', //                                                                         16
+  ),
+  'pkg/server/server.go': lines(
+    'package server', //                                                            1
+    '', //                                                                          2
+    'import "fmt"', //                                                              3
+    '', //                                                                          4
+    'type Config struct {', //                                                      5
+    '\tBackendURL []string `mapstructure:"backend-url"`', //                        6
+    '}', //                                                                         7
+    '', //                                                                          8
+    'func Run(cfg *Config) {', //                                                   9
+    '\tif len(cfg.BackendURL) > 0 {', //                                           10
+    '\t\tfmt.Println("forwarding to", cfg.BackendURL[0])', //                      11
+    '\t}', //                                                                      12
+    '}', //                                                                         13
+  ),
+};
+
+describe('a Go flag decoded into a struct', () => {
+  it('reaches the field whose tag names its key, in another package, and what that field decides', async () => {
+    const { flow } = await tracedIn(repo, VIPER, 'cli_option', '--backend-url');
+    const steps = flow.steps.map(said);
+    expect(steps).toContain('carrier pkg/server/server.go:6-6 `Config.BackendURL` is filled from the key its tag names');
+    expect(steps.some((s) => s.startsWith('consumer pkg/server/server.go:10-'))).toBe(true);
   });
 });

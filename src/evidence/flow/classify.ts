@@ -4,7 +4,7 @@
 // the syntax tree, never from the line's text alone, so `if cfg.dry_run` and
 // `// dry_run` are told apart.
 import type { FlowRole } from '../../core/contracts.js';
-import { tagOption, tagPairs } from '../languages/go.js';
+import { TAG_KEYS, tagOption, tagPairs } from '../languages/go.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import {
   MEMBER_TYPES,
@@ -85,7 +85,7 @@ export class Classifier implements ClassifierSteps {
     if (str) {
       // A Go struct field's tag (`long:"raw-output"`) names the option for a parser that fills the field.
       const field = this.family === 'go' && str.parent?.type === 'field_declaration' && str.parent.childForFieldName('tag')?.equals(str) ? str.parent.childForFieldName('name') : null;
-      const tag = field !== null && tagOption(field.text, tagPairs(str.text)) !== null;
+      const tag = field !== null && (tagOption(field.text, tagPairs(str.text)) !== null || this.tagNamesSubject(tagPairs(str.text)));
       if (!tag && !this.spellings.isOptionLiteral(stringContent(str))) {
         // A `{name}` inside a format string is a read the trace cannot follow; prose is not.
         return this.isFormatTemplate(str) && this.spellings.isInterpolated(str.text) ? { kind: 'unaccounted' } : { kind: 'ignored' };
@@ -362,6 +362,10 @@ export class Classifier implements ClassifierSteps {
         hop: { name: name.text, scope: null, origin: n },
       };
     }
+    // `BackendURL []string \`mapstructure:"backend-url"\``: a decoder fills the field from the key its tag names.
+    if (name && tag && pairs && within(prev, tag) && this.tagNamesSubject(pairs)) {
+      return { kind: 'step', role: 'carrier', node: n, symbol: name.text, description: `\`${label}\` is filled from the key its tag names`, hop: { name: name.text, scope: null, origin: n } };
+    }
     if (!name || !within(prev, name)) {
       const value = n.childForFieldName('value');
       if (value && within(prev, value)) {
@@ -387,6 +391,11 @@ export class Classifier implements ClassifierSteps {
       };
     }
     return this.fieldStep('carrier', n, `\`${label}\` carries the value`, recordHeader(this.family, n));
+  }
+
+  /** A Go struct tag naming the subject as the key a decoder reads (`mapstructure:"backend-url"`, `yaml:"min-size,omitempty"`). */
+  private tagNamesSubject(pairs: ReadonlyMap<string, string>): boolean {
+    return [...pairs].some(([k, v]) => TAG_KEYS.has(k) && this.spellings.isOptionLiteral(v.split(',')[0]!));
   }
 
   private macroVerdict(macro: SyntaxNode, start: SyntaxNode): Verdict {

@@ -29,7 +29,7 @@ const DASHED = /^(--?)([A-Za-z0-9][\w.-]*)$/;
 const STATEMENTS = new Set(['short_var_declaration', 'assignment_statement', 'expression_statement', 'var_spec', 'return_statement', 'keyed_element']);
 const BODY_STOP = new Set(['block', 'source_file']);
 const FLAG_CALL = /^(Bool|String|Int|Int64|Int32|Uint|Uint64|Uint32|Float64|Float32|Duration|Count|StringSlice|StringArray|IntSlice|BoolSlice|StringToString|IP|IPNet|Func|BoolFunc|Text|Var)(Var)?(P)?$/;
-const TAG_KEYS = new Set(['json', 'yaml', 'toml', 'mapstructure', 'env', 'envconfig', 'koanf', 'hcl', 'ini', 'xml', 'flag']);
+export const TAG_KEYS: ReadonlySet<string> = new Set(['json', 'yaml', 'toml', 'mapstructure', 'env', 'envconfig', 'koanf', 'hcl', 'ini', 'xml', 'flag']);
 const KEY_READ = /^Get(String|Int|Int32|Int64|Uint|Bool|Float64|Duration|Time|StringSlice|IntSlice|StringMap\w*|SizeInBytes)?$/;
 const TEST_FUNC = /^(Test|Benchmark|Fuzz|Example)($|[^a-z])/;
 

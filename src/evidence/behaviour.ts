@@ -233,6 +233,9 @@ export function withBehaviourSite(
   for (const l of located.locations) if (chosen.length < EVIDENCE.maxLocations && !chosen.some((c) => overlaps(c, l))) chosen.push({ ...l, role: 'supporting' });
   const found = site ? { location: primary, rejects: onlyRejects(ctx, primary) } : null;
   const renamed = actingConsumers(ctx, declaration, flow)[0];
-  const exercised = found ?? (renamed ? { location: renamed, rejects: false } : null);
+  // A key's declaration is usually where it is read (`get_environment_value("APP_PYTHON")` in `get_default_python`):
+  // without a behaviour site, calling that function is what exercises it — before any consumer of a name it was copied into.
+  const read = !subjectName.startsWith('-') && enclosingFunction(ctx, declaration.path, declaration.start_line) ? declaration : null;
+  const exercised = found ?? (read ? { location: read, rejects: false } : renamed ? { location: renamed, rejects: false } : null);
   return { payload: { locations: chosen, gaps: located.gaps }, site: found, exercised };
 }

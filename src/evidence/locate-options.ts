@@ -161,7 +161,7 @@ export function locateConfigKey(ctx: AnalysisContext, subject: string): LocateRe
       tier: (use) => CONFIG_KEY_KINDS.length * 2 + LITERAL_USES.indexOf(use),
       carriers: carrierSpellings(key),
     });
-  const all = candidates.some((c) => !c.inTest) ? candidates : [...candidates, ...literals()];
+  const all = candidates.some((c) => !c.inTest) ? oneRead(ctx, candidates, key) : [...candidates, ...literals()];
   return settle(ctx, all, {
     allowTest: false,
     spellings: mentionSpellings(key).concat(last ? mentionSpellings(last) : []),
@@ -169,4 +169,35 @@ export function locateConfigKey(ctx: AnalysisContext, subject: string): LocateRe
     searchComplete: discovery.complete,
     support: (_primary, best) => ({ carriers: best.carriers, prefer: 'reads' }),
   });
+}
+
+/** Reads of a key, as opposed to declarations of it. */
+const READS: ReadonlySet<string> = new Set(['env-read', 'key-read']);
+const keyWords = (name: string): string[] => identifierSpellings(name)[0]!.split('_').filter((w) => w.length > 1);
+
+/**
+ * The same variable read in several places is one key, not several candidates to choose between:
+ * when only reads share the best rank, the one in a function named for the key (`get_default_python`
+ * for PIPX_DEFAULT_PYTHON) is the one a maintainer points to, else the first; the others stay supporting.
+ */
+function oneRead(ctx: AnalysisContext, candidates: readonly Candidate[], key: string): Candidate[] {
+  const product = candidates.filter((c) => !c.inTest);
+  const best = Math.min(...product.map((c) => c.tier));
+  const tied = product.filter((c) => c.tier === best);
+  if (tied.length < 2 || !tied.every((c) => READS.has(c.kind))) return [...candidates];
+  const words = keyWords(key);
+  // How many of the key's words the enclosing function's name shares, and how many it adds (`get_default_python`
+  // names PIPX_DEFAULT_PYTHON more closely than `get_default_python_spec`).
+  const named = (c: Candidate): { shared: number; extra: number } => {
+    const fn = (ctx.facts(c.path)?.definitions ?? [])
+      .filter((d) => (d.kind === 'function' || d.kind === 'method') && d.startLine <= c.span.startLine && c.span.endLine <= d.endLine)
+      .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
+    const fnWords = fn ? identifierSpellings(fn.name)[0]!.split('_').filter(Boolean) : [];
+    const shared = words.filter((w) => fnWords.includes(w)).length;
+    return { shared, extra: fnWords.length - shared };
+  };
+  const rank = new Map(tied.map((c) => [c, named(c)] as const));
+  const chosen = [...tied].sort((a, b) => rank.get(b)!.shared - rank.get(a)!.shared || rank.get(a)!.extra - rank.get(b)!.extra || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || a.span.startLine - b.span.startLine)[0]!;
+  // A fraction of a tier: below the chosen read, above anything weaker.
+  return candidates.map((c) => (tied.includes(c) && c !== chosen ? { ...c, tier: c.tier + 0.5 } : c));
 }

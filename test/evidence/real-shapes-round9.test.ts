@@ -22,9 +22,18 @@
 // without the flag. A Go flag bound to viper reaches the program through a
 // struct field whose tag names the key a decoder fills it from
 // (`BackendURL []string \`mapstructure:"backend-url"\``), in any package.
+// A key handed to a function named for the environment
+// (`get_environment_value("APP_PYTHON")`) is read there; the same variable
+// read in two places is one key, located where the function is named for it;
+// a dict entry written for a child process (`env["APP_PYTHON"] = path`) reads
+// nothing; click's `envvar=` names a variable its option falls back to.
+// cleye types its flags with constructors (`type: Boolean`) wherever the table
+// is built. A minified line is never a flow site, whichever search meets it.
 import { describe, expect, it } from 'vitest';
 import { factsOf } from '../../src/evidence/languages/index.js';
 import { locateImplementation } from '../../src/evidence/locate.js';
+import { sitesOnLines } from '../../src/evidence/flow/sites.js';
+import { subjectSpellings } from '../../src/evidence/flow/spellings.js';
 import { fixtureRepos, type Files } from './fixtures/flow-tests-fixtures.js';
 import { needFor, said, tracedIn } from './fixtures/worker-run.js';
 import { createStaticWorker } from '../../src/evidence/static-worker.js';
@@ -468,5 +477,108 @@ describe('a Go flag decoded into a struct', () => {
     const steps = flow.steps.map(said);
     expect(steps).toContain('carrier pkg/server/server.go:6-6 `Config.BackendURL` is filled from the key its tag names');
     expect(steps.some((s) => s.startsWith('consumer pkg/server/server.go:10-'))).toBe(true);
+  });
+});
+
+// Environment reads through a helper, a write for a child process, and a click option's envvar.
+const PY_ENV: Files = {
+  'pylot/settings.py': lines(
+    'import os', //                                                            1
+    '', //                                                                     2
+    'import click', //                                                         3
+    '', //                                                                     4
+    'KNOWN = ["PYLOT_PYTHON", "PYLOT_TOKEN"]', //                              5
+    '', //                                                                     6
+    'def get_environment_value(name):', //                                     7
+    '    return os.environ.get(name) or None', //                              8
+    '', //                                                                     9
+    '', //                                                                     10
+    'def describe_interpreter():', //                                          11
+    '    return "python " + (get_environment_value("PYLOT_PYTHON") or "?")', // 12
+    '', //                                                                     13
+    '', //                                                                     14
+    'def default_python():', //                                                15
+    '    return get_environment_value("PYLOT_PYTHON") or "python3"', //       16
+    '', //                                                                     17
+    '', //                                                                     18
+    'def child_env(path):', //                                                 19
+    '    env = dict(os.environ)', //                                           20
+    '    env["PYLOT_PYTHON"] = path', //                                       21
+    '    return env', //                                                       22
+    '', //                                                                     23
+    '', //                                                                     24
+    'def show_environment():', //                                              25
+    '    for name in KNOWN:', //                                               26
+    '        print(name, os.environ.get(name))', //                            27
+    '', //                                                                     28
+    '', //                                                                     29
+    '@click.command()', //                                                     30
+    '@click.option("--token", envvar="PYLOT_TOKEN", help="API token")', //    31
+    'def main(token):', //                                                     32
+    '    print(token, default_python(), describe_interpreter())', //          33
+  ),
+  'pytest.ini': lines('[pytest]', 'testpaths = tests'),
+  'tests/test_environment.py': lines(
+    'from pylot.settings import show_environment',
+    '',
+    '',
+    'def test_show_environment_lists_known_variables(capsys):',
+    '    show_environment()',
+    '    assert "PYLOT_PYTHON" in capsys.readouterr().out',
+  ),
+  'tests/test_settings.py': lines(
+    'from pylot.settings import default_python',
+    '',
+    '',
+    'def test_interpreter_from_the_environment(monkeypatch):',
+    '    monkeypatch.setenv("PYLOT_PYTHON", "/opt/py")',
+    '    assert default_python() == "/opt/py"',
+  ),
+};
+
+describe('environment variables read through helpers and options', () => {
+  it('are read where a function named for the environment takes them, never where a dict entry is written', () => {
+    const { ctx } = repo(PY_ENV);
+    const keys = factsOf(ctx.parsed('pylot/settings.py')!).configKeys.map((k) => `${k.kind} ${k.key} :${k.startLine}`);
+    expect(keys).toEqual(['env-read PYLOT_PYTHON :12', 'env-read PYLOT_PYTHON :16', 'env-read PYLOT_TOKEN :31']);
+  });
+
+  it('locates one read of a variable read twice: the one in the function named for it', () => {
+    const { ctx } = repo(PY_ENV);
+    const located = locateImplementation(ctx, { kind: 'configuration_key', name: 'PYLOT_PYTHON' });
+    expect(located.kind).toBe('found');
+    if (located.kind === 'found') expect(located.payload.locations[0]).toMatchObject({ role: 'primary', path: 'pylot/settings.py', start_line: 16 });
+    const token = locateImplementation(ctx, { kind: 'configuration_key', name: 'PYLOT_TOKEN' });
+    expect(token.kind).toBe('found');
+    if (token.kind === 'found') expect(token.payload.locations[0]).toMatchObject({ path: 'pylot/settings.py', start_line: 31 });
+  });
+
+  it('take the test that calls the function reading the variable, over one that only spells it', async () => {
+    const { root } = repo(PY_ENV);
+    const n = needFor('configuration_key', 'PYLOT_PYTHON', 'tests.relevant');
+    const out = await createStaticWorker().run({ need: n, missing: [...n.required], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+    const tests = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    expect(tests?.identifier).toBe('test_interpreter_from_the_environment');
+  });
+
+  it('takes cleye’s constructor-typed flag records, wherever their table is built', () => {
+    const { ctx } = repo({
+      'package.json': `${JSON.stringify({ name: 'runner', dependencies: { cleye: '^1' } })}\n`,
+      'src/flags.ts': lines(
+        'export const runFlags = {',
+        "  noCache: { type: Boolean, description: 'Disable caching' },",
+        "  tsconfig: { type: String, description: 'Custom tsconfig path' },",
+        "  label: { kind: 'text', description: 'Not a flag' },",
+        '}',
+      ),
+    });
+    const options = factsOf(ctx.parsed('src/flags.ts')!).options.map((o) => `${o.longs.join('|')} ${o.carrier} :${o.startLine}`);
+    expect(options).toEqual(['no-cache noCache :2', 'tsconfig tsconfig :3']);
+  });
+
+  it('never takes a minified line for a flow site', () => {
+    const { ctx } = repo({ 'dist/app.min.js': lines(`var a=1;${'x+=1;'.repeat(300)}function f(width){return width*2}`, 'function g(width) { return width; }') });
+    const spellings = subjectSpellings({ kind: 'cli_option', name: '--width' })!;
+    expect(sitesOnLines(ctx.parsed('dist/app.min.js')!, [1, 2], spellings).map((s) => s.line)).toEqual([2, 2]);
   });
 });

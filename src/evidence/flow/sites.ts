@@ -57,7 +57,10 @@ export function sitesOnLines(file: ParsedFile, lines: readonly number[], spellin
     const from = starts[line - 1];
     if (from === undefined) continue;
     const to = starts[line] ?? file.text.length;
-    for (const pos of spellings.positions(file.text.slice(from, to))) {
+    const text = file.text.slice(from, to);
+    // A minified line is a build's output, whichever search met it (the subject's or a hop's).
+    if (isGeneratedLine(text)) continue;
+    for (const pos of spellings.positions(text)) {
       const index = from + pos.column;
       const leaf = file.tree.rootNode.namedDescendantForIndex(index, index + pos.length - 1);
       if (leaf) out.push({ file, line, leaf });

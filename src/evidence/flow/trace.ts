@@ -53,11 +53,13 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
   // A key declared as an option's environment fallback enters as that option's value: when the key's own
   // occurrences reach no consumer, the option's occurrences are the key's too.
   const fallbackOf = subject.kind === 'configuration_key' ? optionDeclaredAt(ctx, primary) : null;
-  const asOption = fallbackOf ? subjectSpellings({ kind: 'cli_option', name: `--${fallbackOf.longs[0]!}` }, fallbackOf.carrier) : null;
-  if (!fallbackOf || !asOption) return traced;
+  const option = fallbackOf ? { kind: 'cli_option' as const, name: `--${fallbackOf.longs[0]!}` } : null;
+  const asOption = option ? subjectSpellings(option, fallbackOf!.carrier) : null;
+  if (!fallbackOf || !option || !asOption) return traced;
   // Its declared carrier names it in code (else its spellings, but for the PascalCase one, which names types).
   const carrier = fallbackOf.carrier && /^[A-Za-z_$][\w$]*$/.test(fallbackOf.carrier) ? [fallbackOf.carrier] : asOption.identifiers.filter((i) => !/^[A-Z][a-z]/.test(i));
-  const widened = traceSpelled(ctx, subject, new Spellings([...new Set([...own.identifiers, ...carrier])], asOption.dashed ?? own.dashed), primary);
+  // Occurrences are weighed as the option's: a one-word option's namesakes in unrelated functions stay out.
+  const widened = traceSpelled(ctx, option, new Spellings([...new Set([...own.identifiers, ...carrier])], asOption.dashed ?? own.dashed), primary);
   return widened.kind === 'found' && widened.payload.steps.some((s) => s.role === 'consumer') ? widened : traced;
 }
 

@@ -7,7 +7,7 @@ import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
 import { STATIC_GO } from '../../core/limits.js';
-import { ancestors, closest, endLine, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
+import { ancestors, closest, ENV_GETTER, ENV_NAME, endLine, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -306,7 +306,8 @@ export function extractGo(file: ParsedFile, fileIsTest: boolean): FileFacts {
       const method = fn.type === 'selector_expression' ? fn.childForFieldName('field')?.text ?? '' : '';
       const key = stringValue(namedChildren(args)[0]);
       if (!key) continue;
-      if (/^(os|syscall)\.(Getenv|LookupEnv)$/.test(fn.text)) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
+      const callee = fn.type === 'identifier' ? fn.text : method;
+      if (/^(os|syscall)\.(Getenv|LookupEnv)$/.test(fn.text) || (ENV_GETTER.test(callee) && ENV_NAME.test(key))) configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
       else if (KEY_READ.test(method)) configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
     }
     for (const m of matchesOf('go', LITERALS, root)) {

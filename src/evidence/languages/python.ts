@@ -4,7 +4,7 @@
 import type { ParsedFile } from '../context.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
-import { ancestors, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
+import { ancestors, ENV_GETTER, ENV_NAME, flagNames, matchesOf, namedChildren, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const DEFINITIONS = `
 (function_definition name: (identifier) @name) @def
@@ -83,6 +83,19 @@ export function pythonDefinitions(file: ParsedFile, fileIsTest: boolean, focus?:
 
 const statementSpanOf = (node: SyntaxNode): Span => statementSpan(node, STATEMENTS, BODY_STOP);
 
+/** The strings of keyword `name` in a call's arguments: `envvar="X"` or `envvar=["X", "Y"]`. */
+function keywordStrings(args: SyntaxNode, name: string): string[] {
+  const value = namedChildren(args).find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === name)?.childForFieldName('value');
+  const items = value?.type === 'list' || value?.type === 'tuple' ? namedChildren(value) : value ? [value] : [];
+  return items.map((i) => stringValue(i)).filter((k): k is string => k !== null && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
+}
+
+/** Whether `node` is the target of an assignment (`x[k] = …`, `x[k] += …`). */
+function isAssignedTo(node: SyntaxNode): boolean {
+  const p = node.parent;
+  return (p?.type === 'assignment' || p?.type === 'augmented_assignment') && p.childForFieldName('left')?.equals(node) === true;
+}
+
 /** Parameter nodes a typer option can be the default or the `Annotated[…]` metadata of. */
 const TYPED_PARAMETERS = new Set(['typed_default_parameter', 'typed_parameter']);
 
@@ -148,12 +161,14 @@ export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts 
       const opt = optionOf(call, method, args, fileIsTest);
       if (opt) {
         options.push(opt);
+        // click's and typer's `envvar="APP_TOKEN"` (or a list of them): variables the option falls back to.
+        for (const key of keywordStrings(args, 'envvar')) configKeys.push({ key, kind: 'env-read', carrier: opt.carrier, inTest: fileIsTest, startLine: opt.startLine, endLine: opt.endLine });
         continue;
       }
       const key = stringValue(namedChildren(args)[0]);
       if (!key) continue;
       const obj = fn.type === 'attribute' ? fn.childForFieldName('object') : null;
-      if (method === 'getenv' || (obj && isEnviron(obj) && method === 'get'))
+      if (method === 'getenv' || (obj && isEnviron(obj) && method === 'get') || (ENV_GETTER.test(method) && ENV_NAME.test(key)))
         configKeys.push({ key, kind: 'env-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
       else if (obj && KEY_READ_METHODS.has(method)) {
         configKeys.push({ key, kind: 'key-read', carrier: null, inTest: fileIsTest, ...statementSpanOf(call) });
@@ -164,7 +179,8 @@ export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts 
     }
     for (const m of matchesOf('python', SUBSCRIPTS, root)) {
       const key = stringValue(m.get('key'));
-      if (!key) continue;
+      // `env["APP_TOKEN"] = token` writes the key (for a child process, a Dockerfile); it reads nothing.
+      if (!key || isAssignedTo(m.get('sub')!)) continue;
       const kind = isEnviron(m.get('obj')!) ? 'env-read' : 'key-read';
       configKeys.push({ key, kind, carrier: null, inTest: fileIsTest, ...statementSpanOf(m.get('sub')!) });
     }

@@ -209,3 +209,11 @@ export function parsedArgumentReceivers(root: SyntaxNode): ReadonlySet<string> {
   receiversByTree.set(root.tree, names);
   return names;
 }
+
+/**
+ * A function named for reading the environment (`getenv`, `get_env`, `getEnvOrDefault`,
+ * `get_environment_value`, `lookupEnv`, `env_var`): a key handed to it is an environment read.
+ */
+export const ENV_GETTER = /^(get_?|lookup_?|read_?)?env(iron(ment)?)?(_?(var(iable)?|value|or_?default))?$/i;
+/** How environment variables are named (`APP_TOKEN`). */
+export const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;

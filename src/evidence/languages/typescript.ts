@@ -6,7 +6,7 @@
 import type { ParsedFile } from '../context.js';
 import type { LanguageId, SyntaxNode } from '../parse/treesitter.js';
 import { lazyDeclarations, type ConfigKeyDeclaration, type Definition, type DefinitionKind, type FileFacts, type OptionDeclaration, type Span } from './facts.js';
-import { ancestors, calledAsFunction, flagNames, matchesOf, namedChildren, parsedArgumentReceivers, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
+import { ancestors, calledAsFunction, ENV_GETTER, ENV_NAME, flagNames, matchesOf, namedChildren, parsedArgumentReceivers, spanOf, startLine, statementSpan, stringValue, type NameFocus } from './syntax.js';
 
 const COMMON_DEFINITIONS = `
 (function_declaration name: (identifier) @name) @def
@@ -226,8 +226,20 @@ function optionCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, inTest: 
  * (the key is the flag as written), and meow's `meow(help, { flags: { anyBranch: { type: 'boolean',
  * shortFlag: 'a' } } })` (a camelCase key is the dashed flag `--any-branch`).
  */
+/** cleye's flag types are constructors (`type: Boolean`, `type: [String]`), not strings. */
+const CONSTRUCTOR_TYPES: Readonly<Record<string, string>> = { Boolean: 'boolean', String: 'string', Number: 'number' };
+
+/** A record's `type`: a string (`'boolean'`), or a constructor, alone or in an array (cleye). */
+function declaredType(record: SyntaxNode): string | undefined {
+  const named = objectStrings(record, 'type')[0];
+  if (named !== undefined) return named;
+  const value = namedChildren(record).find((p) => p.type === 'pair' && p.childForFieldName('key')?.text === 'type')?.childForFieldName('value');
+  const constructor = value?.type === 'array' ? namedChildren(value)[0] : value;
+  return constructor?.type === 'identifier' ? CONSTRUCTOR_TYPES[constructor.text] : undefined;
+}
+
 function parseArgsOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTest: boolean): OptionDeclaration | null {
-  const type = objectStrings(value, 'type')[0];
+  const type = declaredType(value);
   const holder = pair.parent?.parent;
   const table = holder?.type === 'pair' ? holder.childForFieldName('key')?.text : null;
   if (type !== 'boolean' && type !== 'string' && type !== 'number') return null;
@@ -237,7 +249,10 @@ function parseArgsOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTes
     const aliases = objectStrings(value, 'alias');
     return { framework: 'node-parseargs', longs: [key, ...aliases.filter((a) => a.length > 1)], shorts: aliases.filter((a) => a.length === 1), carrier: key, inTest, ...spanOf(pair) };
   }
-  if (table !== 'flags' || !/^[A-Za-z][\w-]*$/.test(key)) return null;
+  // meow's and cleye's `flags: { noCache: { type: 'boolean' } }`; a constructor type marks a cleye flag record
+  // wherever its table is built (`const tsxFlags = { noCache: { type: Boolean } }`, spread into `flags`).
+  const constructed = objectStrings(value, 'type').length === 0;
+  if ((table !== 'flags' && !constructed) || !/^[A-Za-z][\w-]*$/.test(key)) return null;
   const aliases = [...objectStrings(value, 'aliases'), ...objectStrings(value, 'alias')];
   const dashed = key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
   return {
@@ -369,6 +384,7 @@ export function extractTypeScript(file: ParsedFile, fileIsTest: boolean): FileFa
       const method = fn.type === 'member_expression' ? fn.childForFieldName('property')?.text : null;
       const key = stringValue(namedChildren(args)[0]);
       if (!opt && key && method && KEY_READ_METHODS.has(method)) push(key, 'key-read', call);
+      else if (!opt && key && ENV_NAME.test(key) && ENV_GETTER.test(method ?? (fn.type === 'identifier' ? fn.text : ''))) push(key, 'env-read', call);
     }
     for (const m of matchesOf(lang, NEWS, root)) {
       if (m.get('ctor')!.text !== 'Option') continue;

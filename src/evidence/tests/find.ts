@@ -92,7 +92,7 @@ function testsFor(
   const behaviourFn = behaviourFunction(ctx, behaviour?.location ?? null);
   const carrierUse = subject.kind === 'cli_option' ? carrierUsage(spellings, primary?.symbol ?? null, renamed) : null;
   const directUse = subject.kind === 'cli_option' ? carrierUsage(spellings, primary?.symbol ?? null, []) : null;
-  const files = candidateFiles(ctx, mention);
+  const files = candidateFiles(ctx, mention, spellings);
   const ranked: Ranked[] = [];
   const key = words(spellings.identifiers[0]!);
   const help = subject.kind === 'cli_option' || subject.kind === 'configuration_key' ? helpWords(ctx, primary, key) : new Set<string>();
@@ -204,10 +204,15 @@ function testsFor(
  * contain a spelling, test paths first. Not whole-word: a test named
  * `dry_run_plans_nothing` is a candidate even if its body never says `dry_run`.
  */
-function candidateFiles(ctx: AnalysisContext, spellings: Spellings): string[] {
-  const paths = new Set(ctx.grep(spellings.grepPatterns, { pathspecs: SOURCE_PATHSPECS }).map((m) => m.path));
-  const tests = [...paths].filter(isTestPath).sort();
-  const rustSources = [...paths].filter((p) => !isTestPath(p) && p.endsWith('.rs')).sort();
+function candidateFiles(ctx: AnalysisContext, spellings: Spellings, own: Spellings): string[] {
+  const matches = ctx.grep(spellings.grepPatterns, { pathspecs: SOURCE_PATHSPECS });
+  const paths = new Set(matches.map((m) => m.path));
+  // Files that spell the subject itself come before those that only name a carrier it was copied into,
+  // so that widely used carriers cannot crowd the subject's own tests out of the bound.
+  const spelled = new Set(matches.filter((m) => own.positions(m.text).length > 0).map((m) => m.path));
+  const order = (a: string, b: string): number => Number(spelled.has(b)) - Number(spelled.has(a)) || (a < b ? -1 : a > b ? 1 : 0);
+  const tests = [...paths].filter(isTestPath).sort(order);
+  const rustSources = [...paths].filter((p) => !isTestPath(p) && p.endsWith('.rs')).sort(order);
   return [...tests, ...rustSources].slice(0, TEST_FINDER.maxCandidateFiles);
 }
 

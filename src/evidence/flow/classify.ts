@@ -4,12 +4,12 @@
 // the syntax tree, never from the line's text alone, so `if cfg.dry_run` and
 // `// dry_run` are told apart.
 import type { FlowRole } from '../../core/contracts.js';
-import { TAG_KEYS, tagOption, tagPairs } from '../languages/go.js';
 import type { SyntaxNode } from '../parse/treesitter.js';
 import {
   MEMBER_TYPES,
   isArithmeticAssignment,
   lastName,
+  pairedBinding,
   referenceText,
   rootOf,
   ancestors,
@@ -34,6 +34,7 @@ import { isTailExpression, outputMacro, parsedFallbacks, yieldsTail } from './ru
 import { isRustTestItem, isTupleConstructor, namesModuleOrType, precedingAttributes, recordDerivesParser, rustStep } from './rust.js';
 
 import type { AlsoStep, Verdict } from './verdict.js';
+import { isSubjectTag, taggedFieldVerdict, typerParameterVerdict } from './filled-declarations.js';
 import { ProducerRules, type ClassifierSteps } from './producers.js';
 import {
   actsOnReceiver,
@@ -83,9 +84,8 @@ export class Classifier implements ClassifierSteps {
     let start = leaf;
     const str = this.enclosingString(chain);
     if (str) {
-      // A Go struct field's tag (`long:"raw-output"`) names the option for a parser that fills the field.
-      const field = this.family === 'go' && str.parent?.type === 'field_declaration' && str.parent.childForFieldName('tag')?.equals(str) ? str.parent.childForFieldName('name') : null;
-      const tag = field !== null && (tagOption(field.text, tagPairs(str.text)) !== null || this.tagNamesSubject(tagPairs(str.text)));
+      // A Go struct field's tag (`long:"raw-output"`, `mapstructure:"backend-url"`) names the subject for a parser or decoder that fills the field.
+      const tag = this.family === 'go' && isSubjectTag(str, this.spellings);
       if (!tag && !this.spellings.isOptionLiteral(stringContent(str))) {
         // A `{name}` inside a format string is a read the trace cannot follow; prose is not.
         return this.isFormatTemplate(str) && this.spellings.isInterpolated(str.text) ? { kind: 'unaccounted' } : { kind: 'ignored' };
@@ -325,17 +325,8 @@ export class Classifier implements ClassifierSteps {
     const name = this.paramName(n)?.text ?? n.text;
     const fn = enclosingFunctionName(this.family, n);
     const node = n.type === 'identifier' ? n.parent! : n;
-    // typer fills a parameter whose default or `Annotated[…]` metadata is an `Option(…)`; its default value applies without the flag.
-    const option = this.family === 'python' ? node.descendantsOfType('call').find((c) => /(^|\.)Option$/.test(c?.childForFieldName('function')?.text ?? '')) : null;
-    if (option) {
-      const value = node.childForFieldName('value');
-      const fallback = value && !value.equals(option) ? value : null;
-      return {
-        ...this.step('producer', node, `parameter \`${name}\` of \`${fn ?? 'anonymous function'}\` is filled by \`${snippet(option.text, 60)}\``),
-        carrier: { node, description: `parameter \`${name}\` of \`${fn ?? 'anonymous function'}\` carries the parsed value` },
-        also: fallback ? [{ role: 'precedence', node: fallback, description: `parameter \`${name}\` defaults to \`${snippet(fallback.text, 40)}\`` }] : undefined,
-      };
-    }
+    const typer = this.family === 'python' ? typerParameterVerdict(node, name, fn) : null;
+    if (typer) return typer;
     return this.step('carrier', node, `parameter \`${name}\` of \`${fn ?? 'anonymous function'}\` carries the value`);
   }
 
@@ -343,29 +334,9 @@ export class Classifier implements ClassifierSteps {
     const name = n.childForFieldName(nameField);
     const record = enclosingRecordName(this.family, n);
     const label = record ? `${record}.${name?.text ?? '?'}` : name?.text ?? '?';
-    // `Raw bool \`long:"raw-output"\``: a Go parser reads the option off the field's tag and fills the field,
-    // which the program then reads by the field's own name.
-    const tag = this.family === 'go' ? n.childForFieldName('tag') : null;
-    const pairs = tag ? tagPairs(tag.text) : null;
-    const declared = name && pairs ? tagOption(name.text, pairs) : null;
-    // Met at the tag, or at a field whose tag declares the subject under the field's own name (kong's `NoLimit`).
-    if (name && tag && pairs && declared && (within(prev, tag) || declared.longs.some((l) => this.spellings.isOptionLiteral(l)))) {
-      const fallback = pairs.get('default');
-      return {
-        also: fallback !== undefined ? [{ role: 'precedence', node: n, description: `\`${label}\` defaults to the tag's \`default:"${snippet(fallback, 40)}"\`` }] : undefined,
-        kind: 'step',
-        role: 'producer',
-        node: n,
-        symbol: name.text,
-        description: `\`${label}\` is filled by its tag \`${snippet(stringContent(tag), 60)}\``,
-        carrier: { node: n, description: `\`${label}\` carries the parsed value` },
-        hop: { name: name.text, scope: null, origin: n },
-      };
-    }
-    // `BackendURL []string \`mapstructure:"backend-url"\``: a decoder fills the field from the key its tag names.
-    if (name && tag && pairs && within(prev, tag) && this.tagNamesSubject(pairs)) {
-      return { kind: 'step', role: 'carrier', node: n, symbol: name.text, description: `\`${label}\` is filled from the key its tag names`, hop: { name: name.text, scope: null, origin: n } };
-    }
+    // A Go field a parser or decoder fills by its tag is where the value enters or lands.
+    const tagged = this.family === 'go' ? taggedFieldVerdict(n, label, prev, this.spellings) : null;
+    if (tagged) return tagged;
     if (!name || !within(prev, name)) {
       const value = n.childForFieldName('value');
       if (value && within(prev, value)) {
@@ -391,11 +362,6 @@ export class Classifier implements ClassifierSteps {
       };
     }
     return this.fieldStep('carrier', n, `\`${label}\` carries the value`, recordHeader(this.family, n));
-  }
-
-  /** A Go struct tag naming the subject as the key a decoder reads (`mapstructure:"backend-url"`, `yaml:"min-size,omitempty"`). */
-  private tagNamesSubject(pairs: ReadonlyMap<string, string>): boolean {
-    return [...pairs].some(([k, v]) => TAG_KEYS.has(k) && this.spellings.isOptionLiteral(v.split(',')[0]!));
   }
 
   private macroVerdict(macro: SyntaxNode, start: SyntaxNode): Verdict {
@@ -628,20 +594,4 @@ export class Classifier implements ClassifierSteps {
     return owner ? `\`${snippet(owner.text, 40)}.${key}\`` : `\`${key}\``;
   }
 
-}
-
-/** Lists of targets and of values an assignment pairs by position (Go's and Python's `a, b = x, y`). */
-const PARALLEL_LISTS = new Set(['expression_list', 'pattern_list']);
-
-/**
- * The target and value in the position of `origin`, when an assignment pairs
- * as many targets as values; null otherwise (one target, or one call's several results).
- */
-export function pairedBinding(target: SyntaxNode, value: SyntaxNode, origin: SyntaxNode): [SyntaxNode, SyntaxNode] | null {
-  if (!PARALLEL_LISTS.has(target.type) || !PARALLEL_LISTS.has(value.type)) return null;
-  const targets = target.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type !== 'comment');
-  const values = value.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type !== 'comment');
-  if (targets.length < 2 || targets.length !== values.length) return null;
-  const at = Math.max(targets.findIndex((c) => within(origin, c)), values.findIndex((c) => within(origin, c)));
-  return at < 0 ? null : [targets[at]!, values[at]!];
 }

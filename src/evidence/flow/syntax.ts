@@ -308,3 +308,19 @@ export function isPlainParameter(n: SyntaxNode): boolean {
   if (p?.type === 'required_parameter' || p?.type === 'optional_parameter') p = p.parent;
   return p?.type === 'formal_parameters';
 }
+
+/** Lists of targets and of values an assignment pairs by position (Go's and Python's `a, b = x, y`). */
+const PARALLEL_LISTS = new Set(['expression_list', 'pattern_list']);
+
+/**
+ * The target and value in the position of `origin`, when an assignment pairs
+ * as many targets as values; null otherwise (one target, or one call's several results).
+ */
+export function pairedBinding(target: SyntaxNode, value: SyntaxNode, origin: SyntaxNode): [SyntaxNode, SyntaxNode] | null {
+  if (!PARALLEL_LISTS.has(target.type) || !PARALLEL_LISTS.has(value.type)) return null;
+  const targets = target.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type !== 'comment');
+  const values = value.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type !== 'comment');
+  if (targets.length < 2 || targets.length !== values.length) return null;
+  const at = Math.max(targets.findIndex((c) => within(origin, c)), values.findIndex((c) => within(origin, c)));
+  return at < 0 ? null : [targets[at]!, values[at]!];
+}

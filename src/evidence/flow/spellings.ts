@@ -8,6 +8,9 @@ import { escapeRegExp } from '../../core/text.js';
 /** `DryRun`, `Proxy`: an upper-case initial followed by lower case somewhere. */
 const PASCAL = /^[A-Z](?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]*$/;
 
+/** Whether a spelling is the PascalCase one, which names types and labels rather than values. */
+export const isPascal = (spelling: string): boolean => PASCAL.test(spelling);
+
 export interface Subject {
   readonly kind: SubjectKind;
   readonly name: string;

@@ -17,7 +17,7 @@ import { findSites, isNonTestSource, sitesInNode, sitesOnLines, type Site } from
 import { containerNotes } from './containers.js';
 import { helperNotes } from './helpers.js';
 import { customActionClass, namespaceSplats } from './python-args.js';
-import { Spellings, subjectSpellings, type Subject } from './spellings.js';
+import { isPascal, Spellings, subjectSpellings, type Subject } from './spellings.js';
 import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './syntax.js';
 import { escapeRegExp } from '../../core/text.js';
 import { isPeripheralPath } from '../peripheral.js';
@@ -57,7 +57,7 @@ export function traceFlow(ctx: AnalysisContext, subject: Subject, primary: Locat
   const asOption = option ? subjectSpellings(option, fallbackOf!.carrier) : null;
   if (!fallbackOf || !option || !asOption) return traced;
   // Its declared carrier names it in code (else its spellings, but for the PascalCase one, which names types).
-  const carrier = fallbackOf.carrier && /^[A-Za-z_$][\w$]*$/.test(fallbackOf.carrier) ? [fallbackOf.carrier] : asOption.identifiers.filter((i) => !/^[A-Z][a-z]/.test(i));
+  const carrier = fallbackOf.carrier && /^[A-Za-z_$][\w$]*$/.test(fallbackOf.carrier) ? [fallbackOf.carrier] : asOption.identifiers.filter((i) => !isPascal(i));
   // Occurrences are weighed as the option's: a one-word option's namesakes in unrelated functions stay out.
   const widened = traceSpelled(ctx, option, new Spellings([...new Set([...own.identifiers, ...carrier])], asOption.dashed ?? own.dashed), primary);
   return widened.kind === 'found' && widened.payload.steps.some((s) => s.role === 'consumer') ? widened : traced;

@@ -42,6 +42,21 @@ import type { FocusedTests, ImplementationLocation } from '../../src/core/contra
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const repo = fixtureRepos();
 
+/** What the static worker proposes for every obligation of `route` on a configuration key, in a fixture repository. */
+async function proposalsFor(files: Files, key: string, route: 'trace.state-flow' | 'tests.relevant') {
+  const { root } = repo(files);
+  const n = needFor('configuration_key', key, route);
+  const out = await createStaticWorker().run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
+  const of = <T>(predicate: string) => out.proposals.find((p) => p.predicate === predicate)?.payload as T | undefined;
+  return { located: of<ImplementationLocation>('implementation_location'), tests: of<FocusedTests>('focused_tests') };
+}
+
+/** The options a file declares, as `framework longs shorts carrier :line`. */
+function optionsIn(files: Files, path: string): string[] {
+  const { ctx } = repo(files);
+  return factsOf(ctx.parsed(path)!).options.map((o) => `${o.framework} ${o.longs.join('|')} ${o.shorts.join('|')} ${o.carrier} :${o.startLine}`);
+}
+
 // A JSON printer whose options go-flags fills from struct tags.
 const GO_FLAGS: Files = {
   'go.mod': lines('module example.com/jprint', '', 'go 1.22', '', 'require github.com/jessevdk/go-flags v1.6.1'),
@@ -153,8 +168,7 @@ describe('options a Go struct declares in its field tags', () => {
 
   it('reads kong’s and go-arg’s names, derives kong’s from the field, and takes no command, positional or JSON field for an option', () => {
     const { ctx } = repo(KONG);
-    const options = factsOf(ctx.parsed('cli.go')!).options.map((o) => `${o.framework} ${o.longs.join('|')} ${o.shorts.join('|')} ${o.carrier} :${o.startLine}`);
-    expect(options).toEqual([
+    expect(optionsIn(KONG, 'cli.go')).toEqual([
       'go-struct-tag no-limit  NoLimit :6',
       'go-struct-tag max-height H Height :7',
       'go-struct-tag verbose v Verbose :8',
@@ -275,23 +289,17 @@ const OCLIF: Files = {
 
 describe('oclif’s flag table', () => {
   it('declares each flag by its key with its `char`, and the flag’s `default` is its precedence', async () => {
-    const { ctx } = repo(OCLIF);
-    const options = factsOf(ctx.parsed('src/commands/deploy.ts')!).options.map((o) => `${o.framework} ${o.longs.join('|')} ${o.shorts.join('|')} :${o.startLine}`);
-    expect(options).toEqual(['oclif dry-run n :8', 'oclif region r :9']);
+    expect(optionsIn(OCLIF, 'src/commands/deploy.ts')).toEqual(['oclif dry-run n dry-run :8', 'oclif region r region :9']);
     const { flow } = await tracedIn(repo, OCLIF, 'cli_option', '--region');
     expect(flow.steps.map(said)).toContain("precedence src/commands/deploy.ts:7-10 `region` defaults to `'eu-west-1'`");
   });
 
   it('follows a variable the flag falls back to (`env:`) as the flag’s value, to the branch it decides and the flag’s test', async () => {
-    const { root } = repo(OCLIF);
-    const n = needFor('configuration_key', 'SITE_DRY_RUN', 'trace.state-flow');
-    const out = await createStaticWorker().run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
-    const located = out.proposals.find((p) => p.predicate === 'implementation_location')?.payload as ImplementationLocation;
-    expect(located.locations[0]).toMatchObject({ path: 'src/commands/deploy.ts', start_line: 8 });
+    const { located, tests } = await proposalsFor(OCLIF, 'SITE_DRY_RUN', 'trace.state-flow');
+    expect(located?.locations[0]).toMatchObject({ path: 'src/commands/deploy.ts', start_line: 8 });
     const { flow } = await tracedIn(repo, OCLIF, 'configuration_key', 'SITE_DRY_RUN');
     expect(flow.steps.map(said)).toContain("consumer src/commands/deploy.ts:15-18 `'dry-run'` decides the `if` in `run`");
-    const tests = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests;
-    expect(tests.identifier).toBe('uploads nothing with --dry-run');
+    expect(tests?.identifier).toBe('uploads nothing with --dry-run');
   });
 });
 
@@ -371,8 +379,7 @@ const TYPER: Files = {
 describe('typer options', () => {
   it('are named after the parameter they fill unless the call names them, and an argument is no option', () => {
     const { ctx } = repo(TYPER);
-    const options = factsOf(ctx.parsed('serve.py')!).options.map((o) => `${o.framework} ${o.longs.join('|')} ${o.shorts.join('|')} ${o.carrier} :${o.startLine}`);
-    expect(options).toEqual(['typer reload-dir  reload_dir :18', 'typer loud l verbose :19']);
+    expect(optionsIn(TYPER, 'serve.py')).toEqual(['typer reload-dir  reload_dir :18', 'typer loud l verbose :19']);
     expect(locateImplementation(ctx, { kind: 'cli_option', name: '--root' }).kind).toBe('unresolved');
   });
 
@@ -425,10 +432,7 @@ const CLAP_ENV: Files = {
 
 describe('a variable an option falls back to', () => {
   it('takes the test that sets the option’s field by name, as the option does', async () => {
-    const { root } = repo(CLAP_ENV);
-    const n = needFor('configuration_key', 'PACKER_PASSWORD', 'tests.relevant');
-    const out = await createStaticWorker().run({ need: n, missing: [...n.required], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
-    const tests = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    const { tests } = await proposalsFor(CLAP_ENV, 'PACKER_PASSWORD', 'tests.relevant');
     expect(tests?.identifier).toBe('tests::unlocks_with_a_password');
   });
 });
@@ -554,15 +558,12 @@ describe('environment variables read through helpers and options', () => {
   });
 
   it('take the test that calls the function reading the variable, over one that only spells it', async () => {
-    const { root } = repo(PY_ENV);
-    const n = needFor('configuration_key', 'PYLOT_PYTHON', 'tests.relevant');
-    const out = await createStaticWorker().run({ need: n, missing: [...n.required], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
-    const tests = out.proposals.find((p) => p.predicate === 'focused_tests')?.payload as FocusedTests | undefined;
+    const { tests } = await proposalsFor(PY_ENV, 'PYLOT_PYTHON', 'tests.relevant');
     expect(tests?.identifier).toBe('test_interpreter_from_the_environment');
   });
 
   it('takes cleye’s constructor-typed flag records, wherever their table is built', () => {
-    const { ctx } = repo({
+    const cleye: Files = {
       'package.json': `${JSON.stringify({ name: 'runner', dependencies: { cleye: '^1' } })}\n`,
       'src/flags.ts': lines(
         'export const runFlags = {',
@@ -571,9 +572,8 @@ describe('environment variables read through helpers and options', () => {
         "  label: { kind: 'text', description: 'Not a flag' },",
         '}',
       ),
-    });
-    const options = factsOf(ctx.parsed('src/flags.ts')!).options.map((o) => `${o.longs.join('|')} ${o.carrier} :${o.startLine}`);
-    expect(options).toEqual(['no-cache noCache :2', 'tsconfig tsconfig :3']);
+    };
+    expect(optionsIn(cleye, 'src/flags.ts')).toEqual(['meow no-cache  noCache :2', 'meow tsconfig  tsconfig :3']);
   });
 
   it('never takes a minified line for a flow site', () => {

@@ -37,23 +37,38 @@ const rangeOf = (ctx: AnalysisContext, l: Location): string => (ctx.read(l.path)
  * A one-word name (`raw`, `depth`) is also every namesake local; only a read
  * through the parsed options (`args.raw`) is surely the option's value.
  */
-function connectedTo(ctx: AnalysisContext, subjectName: string): (l: Location) => boolean {
+function connectedTo(ctx: AnalysisContext, subjectName: string, flow: RuntimeFlow): (l: Location) => Connection {
   const bare = subjectName.replace(/^-+/, '');
-  if (!/^[a-z][a-z0-9]*$/.test(bare)) return () => true;
+  if (!/^[a-z][a-z0-9]*$/.test(bare)) return () => 'read';
   const member = new RegExp(`\\.${bare}(?![\\w$])`);
-  return (l) => member.test(rangeOf(ctx, l));
+  // So is a parameter of that name the flow passed the value into (`exec(opts.bail)` … `function exec(bail)`).
+  const receiving = new Set(
+    flow.steps
+      .filter((s) => s.role === 'carrier' && s.description.startsWith(`parameter \`${bare}\` `))
+      .map((s) => enclosingDefinition(ctx, s.location.path, s.location.start_line))
+      .filter((fn): fn is Location => fn !== null)
+      .map((fn) => `${fn.path}:${fn.start_line}`),
+  );
+  const inReceiver = (l: Location): boolean => {
+    const fn = receiving.size > 0 ? enclosingDefinition(ctx, l.path, l.start_line) : null;
+    return fn !== null && receiving.has(`${fn.path}:${fn.start_line}`);
+  };
+  return (l) => (member.test(rangeOf(ctx, l)) ? 'read' : inReceiver(l) ? 'parameter' : 'none');
 }
+
+/** How surely a location holds the option's value: read through the parsed options, received as a parameter the flow passed it into, or not shown. */
+type Connection = 'read' | 'parameter' | 'none';
 
 const overlaps = (a: Location, b: Location): boolean => a.path === b.path && a.start_line <= b.end_line && b.start_line <= a.end_line;
 
 /** Consumers a validator accepts as primary (they spell the subject), best first. */
 function behaviourCandidates(ctx: AnalysisContext, subjectName: string, declaration: Location, flow: RuntimeFlow): Location[] {
   const spellings = mentionSpellings(subjectName);
-  const connected = connectedTo(ctx, subjectName);
+  const connected = connectedTo(ctx, subjectName, flow);
   const consumers = flow.steps
     .filter((s) => s.role === 'consumer')
     .map((s) => s.location)
-    .filter((l) => l.end_line - l.start_line < EVIDENCE.maxLocationLines && mentions(ctx, l.path, l.start_line, l.end_line, spellings) && connected(l));
+    .filter((l) => l.end_line - l.start_line < EVIDENCE.maxLocationLines && mentions(ctx, l.path, l.start_line, l.end_line, spellings) && connected(l) !== 'none');
   // A consumer of a local the value was renamed into (`delete = not keep` … `if delete:`) is cited from the
   // renaming statement on, when both lie in one function and the range stays within the bound: it then spells the subject.
   const viaLocal = flow.steps
@@ -71,6 +86,8 @@ function behaviourCandidates(ctx: AnalysisContext, subjectName: string, declarat
     pathTier(l.path),
     // `if version is not None:  # Match the usages of required-version` spells the subject in a remark only.
     mentionsInCode(ctx, l.path, l.start_line, l.end_line, spellings) ? 0 : 1,
+    // A read through the parsed options is surer than a parameter of the option's name.
+    connected(l) === 'parameter' ? 1 : 0,
     // The parser's own file mostly validates and copies; the behaviour lives where the value is used.
     l.path === declaration.path ? 1 : 0,
   ];
@@ -127,12 +144,12 @@ function onlyWrites(ctx: AnalysisContext, l: Location, spellings: readonly strin
  */
 function busiestFunction(ctx: AnalysisContext, subjectName: string, declaration: Location, flow: RuntimeFlow): Location | null {
   const spellings = mentionSpellings(subjectName);
-  const connected = connectedTo(ctx, subjectName);
+  const connected = connectedTo(ctx, subjectName, flow);
   const counts = new Map<string, { fn: Location; n: number }>();
   for (const s of flow.steps) {
     if (s.location.path === declaration.path || s.role === 'producer' || pathTier(s.location.path) > 0) continue;
     const fn = enclosingFunction(ctx, s.location.path, s.location.start_line);
-    if (!fn || !mentions(ctx, fn.path, fn.start_line, fn.end_line, spellings) || !connected(fn) || onlyWrites(ctx, fn, spellings)) continue;
+    if (!fn || !mentions(ctx, fn.path, fn.start_line, fn.end_line, spellings) || connected(fn) === 'none' || onlyWrites(ctx, fn, spellings)) continue;
     const key = `${fn.path}:${fn.start_line}`;
     const entry = counts.get(key) ?? { fn, n: 0 };
     entry.n++;

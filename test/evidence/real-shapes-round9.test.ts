@@ -16,6 +16,8 @@
 // line, `--cors[=headers] Enable CORS`, is not). Older JavaScript defines
 // functions as members, `exports.listFiles = function …`: a value passed to
 // one is followed into it; one passed to a logger's method is written out.
+// The parameter such a function receives it in is the option's value, so the
+// branch it decides there is the option's behaviour site.
 // typer names an option after the function parameter it fills
 // (`reload_dir: Annotated[…, typer.Option(help=…)] = None` is `--reload-dir`)
 // unless the call spells names of its own; the parameter's default applies
@@ -42,10 +44,10 @@ import type { FocusedTests, ImplementationLocation } from '../../src/core/contra
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const repo = fixtureRepos();
 
-/** What the static worker proposes for every obligation of `route` on a configuration key, in a fixture repository. */
-async function proposalsFor(files: Files, key: string, route: 'trace.state-flow' | 'tests.relevant') {
+/** What the static worker proposes for every obligation of `route` on a configuration key (or an option), in a fixture repository. */
+async function proposalsFor(files: Files, key: string, route: 'trace.state-flow' | 'tests.relevant' | 'locate.implementation', kind: 'configuration_key' | 'cli_option' = 'configuration_key') {
   const { root } = repo(files);
-  const n = needFor('configuration_key', key, route);
+  const n = needFor(kind, key, route);
   const out = await createStaticWorker().run({ need: n, missing: [...n.required, ...n.preferred], root, covered: [], deadline: Date.now() + 60_000, signal: new AbortController().signal });
   const of = <T>(predicate: string) => out.proposals.find((p) => p.predicate === predicate)?.payload as T | undefined;
   return { located: of<ImplementationLocation>('implementation_location'), tests: of<FocusedTests>('focused_tests') };
@@ -346,6 +348,11 @@ describe('a one-word commander option', () => {
     expect(flow.gaps.join('\n')).not.toContain('is not among the traced occurrences');
     expect(steps.join('\n')).not.toContain('cli.js:12');
     expect(steps.join('\n')).not.toContain('log.js');
+  });
+
+  it('acts where the parameter it was passed into decides, though no `.dot` is read there', async () => {
+    const { located } = await proposalsFor(COMMANDER_WORD, '--dot', 'locate.implementation', 'cli_option');
+    expect(located?.locations[0]).toMatchObject({ role: 'primary', path: 'files.js', start_line: 2 });
   });
 });
 

@@ -158,11 +158,6 @@ function busiestFunction(ctx: AnalysisContext, subjectName: string, declaration:
   return [...counts.values()].sort((a, b) => b.n - a.n)[0]?.fn ?? null;
 }
 
-/**
- * The implementation location with the behaviour site as primary when the flow
- * has one the validators can check, the declaration and the flow's other steps
- * as supporting; otherwise the declaration-based answer unchanged.
- */
 /** Branching statements counted to tell a function that chooses between sources. */
 const BRANCHING = /^\s*(if|elif|else if|} else if|match|switch|case|except|catch|try)\b/;
 
@@ -233,6 +228,11 @@ export interface BehaviourSite {
   readonly rejects: boolean;
 }
 
+/**
+ * The implementation location with the behaviour site as primary when the flow
+ * has one the validators can check, the declaration and the flow's other steps
+ * as supporting; otherwise the declaration-based answer unchanged.
+ */
 export function withBehaviourSite(
   ctx: AnalysisContext,
   subjectName: string,

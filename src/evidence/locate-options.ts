@@ -10,6 +10,8 @@ import { CONFIG_KEY_KINDS, type OptionDeclaration } from './languages/index.js';
 import { LITERAL_USES, literalSites, type LiteralUse } from './languages/literals.js';
 import { mentionSpellings, normalized, optionName, type OptionName } from './names.js';
 import { escapeRegExp } from '../core/text.js';
+import { enclosingDefinition } from './behaviour.js';
+import { isPascal } from './flow/spellings.js';
 
 const NOT_NAME = '([^A-Za-z0-9_-]|$)';
 
@@ -98,8 +100,8 @@ export function locateOption(ctx: AnalysisContext, subject: string): LocateResul
   // A struct field whose tag declares the option without naming it (kong's `NoLimit bool \`help:"…"\``)
   // spells only the field; searched for only then. (A field cased otherwise, `HTTPPort`, spells none of
   // the subject's spellings, which a primary location must.)
-  if (o.long && /^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$/.test(o.long) && !declared.some((c) => !c.inTest)) {
-    const field = o.long.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  const field = o.long && /^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$/.test(o.long) ? identifierSpellings(o.long).find(isPascal) : undefined;
+  if (field && !declared.some((c) => !c.inTest)) {
     const tagged = discover(ctx, [`(^|[[:space:]])${field}[[:space:]]+[^[:space:]\`]+[[:space:]]*\``], { regex: true, literals: [field], pathspecs: ['*.go'] }, false);
     const seen = new Set([...discovery.files, ...declared.map((c) => c.path)]);
     declared = [...declared, ...declaredIn(tagged.files.filter((f) => !seen.has(f)))];
@@ -189,10 +191,8 @@ function oneRead(ctx: AnalysisContext, candidates: readonly Candidate[], key: st
   // How many of the key's words the enclosing function's name shares, and how many it adds (`get_default_python`
   // names PIPX_DEFAULT_PYTHON more closely than `get_default_python_spec`).
   const named = (c: Candidate): { shared: number; extra: number } => {
-    const fn = (ctx.facts(c.path)?.definitions ?? [])
-      .filter((d) => (d.kind === 'function' || d.kind === 'method') && d.startLine <= c.span.startLine && c.span.endLine <= d.endLine)
-      .sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))[0];
-    const fnWords = fn ? identifierSpellings(fn.name)[0]!.split('_').filter(Boolean) : [];
+    const fn = enclosingDefinition(ctx, c.path, c.span.startLine)?.symbol;
+    const fnWords = fn ? identifierSpellings(fn)[0]!.split('_').filter(Boolean) : [];
     const shared = words.filter((w) => fnWords.includes(w)).length;
     return { shared, extra: fnWords.length - shared };
   };

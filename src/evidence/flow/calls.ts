@@ -94,14 +94,15 @@ function typedDeclaration(fn: SyntaxNode, name: string): string | null | undefin
   return undefined;
 }
 
+/** A logger's method (`utils.log.detail`, `logger.info`): a value handed to it is written out. */
+const LOGGER_CALL = /(^|\.)(log|logger|logging|console)\.[A-Za-z_]\w*$/;
+
 /**
  * The function node whose definition starts at `line` (its name on `nameLine`).
  * Searched from the name itself: `export const get = (a, b) => …` starts with
  * a keyword whose ancestors never include the arrow function, which is the
  * declarator's value.
  */
-const LOGGER_CALL = /(^|\.)(log|logger|logging|console)\.[A-Za-z_]\w*$/;
-
 function functionAt(file: ParsedFile, line: number, nameLine: number, name: string): SyntaxNode | null {
   const text = file.text.split('\n', nameLine)[nameLine - 1] ?? '';
   const at = new RegExp(`(^|[^A-Za-z0-9_$])${name.replace(/\$/g, '\\$')}([^A-Za-z0-9_$]|$)`).exec(text);

@@ -15,12 +15,20 @@ function namesSubject(pairs: ReadonlyMap<string, string>, spellings: Spellings):
   return [...pairs].some(([k, v]) => TAG_KEYS.has(k) && spellings.isOptionLiteral(v.split(',')[0]!));
 }
 
+/** The Go struct field whose tag holds `node` (the tag itself or a node inside it), if any. */
+export function fieldOfTag(node: SyntaxNode): SyntaxNode | null {
+  for (let n: SyntaxNode | null = node; n; n = n.parent) {
+    if (n.parent?.type === 'field_declaration') return n.parent.childForFieldName('tag')?.equals(n) === true ? n.parent : null;
+  }
+  return null;
+}
+
 /** Whether the string `str` is a Go struct field's tag that declares an option or names the subject as a decoder's key. */
 export function isSubjectTag(str: SyntaxNode, spellings: Spellings): boolean {
-  const field = str.parent?.type === 'field_declaration' && str.parent.childForFieldName('tag')?.equals(str) ? str.parent.childForFieldName('name') : null;
-  if (!field) return false;
+  const name = fieldOfTag(str)?.childForFieldName('name');
+  if (!name) return false;
   const pairs = tagPairs(str.text);
-  return tagOption(field.text, pairs) !== null || namesSubject(pairs, spellings);
+  return tagOption(name.text, pairs) !== null || namesSubject(pairs, spellings);
 }
 
 /**

@@ -22,6 +22,7 @@ import { enclosingRecordName, familyOf, isContainer, shapes, snippet } from './s
 import { escapeRegExp } from '../../core/text.js';
 import { isPeripheralPath } from '../peripheral.js';
 import { optionDeclaredAt } from '../option-at.js';
+import { fieldOfTag } from './filled-declarations.js';
 
 export type FlowResult =
   /** `carriers`: the names the value itself was followed into (renamed locals, fields, package variables), not names of what it decided. */
@@ -123,15 +124,6 @@ const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndex
  * `package main`. Such sites are a different variable; where the value really
  * crosses packages it is copied into a field, which a hop follows.
  */
-/** Whether `leaf` lies in a Go struct field's tag. */
-function inFieldTag(leaf: SyntaxNode): boolean {
-  for (let n: SyntaxNode | null = leaf; n; n = n.parent) {
-    const field = n.parent?.type === 'field_declaration' ? n.parent : null;
-    if (field) return field.childForFieldName('tag')?.equals(n) === true;
-  }
-  return false;
-}
-
 function outsideGoPackage(ctx: AnalysisContext, primary: Location | null): (site: Site) => boolean {
   if (!primary?.path.endsWith('.go')) return () => false;
   const home = dirOf(primary.path);
@@ -139,7 +131,7 @@ function outsideGoPackage(ctx: AnalysisContext, primary: Location | null): (site
   // An exported field in another package (`cfg.DryRun`, `Config{DryRun: …}`) can still receive the value from main;
   // so can a field whose tag names the key a decoder fills it from (`mapstructure:"backend-url"`), which no package scope confines.
   return (site) =>
-    site.file.path.endsWith('.go') && dirOf(site.file.path) !== home && !inFieldTag(site.leaf) && (/^[a-z_]/.test(site.leaf.text) || (isMain && !isMemberName(site.leaf)));
+    site.file.path.endsWith('.go') && dirOf(site.file.path) !== home && fieldOfTag(site.leaf) === null && (/^[a-z_]/.test(site.leaf.text) || (isMain && !isMemberName(site.leaf)));
 }
 
 /**

@@ -83,11 +83,11 @@ export function pythonDefinitions(file: ParsedFile, fileIsTest: boolean, focus?:
 
 const statementSpanOf = (node: SyntaxNode): Span => statementSpan(node, STATEMENTS, BODY_STOP);
 
-/** The strings of keyword `name` in a call's arguments: `envvar="X"` or `envvar=["X", "Y"]`. */
+/** The strings of keyword `name` in a call's arguments: `dest="x"`, `envvar="X"` or `envvar=["X", "Y"]`. */
 function keywordStrings(args: SyntaxNode, name: string): string[] {
   const value = namedChildren(args).find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === name)?.childForFieldName('value');
   const items = value?.type === 'list' || value?.type === 'tuple' ? namedChildren(value) : value ? [value] : [];
-  return items.map((i) => stringValue(i)).filter((k): k is string => k !== null && /^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
+  return items.map((i) => stringValue(i)).filter((k): k is string => k !== null);
 }
 
 /** Whether `node` is the target of an assignment (`x[k] = …`, `x[k] += …`). */
@@ -126,9 +126,7 @@ function optionOf(call: SyntaxNode, method: string, args: SyntaxNode, inTest: bo
     return { framework: 'typer', longs: derived, shorts, carrier: parameterName, inTest, ...spanOf(parameter) };
   }
   if (longs.length === 0 && shorts.length === 0) return null;
-  const dest = namedChildren(args)
-    .filter((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'dest')
-    .map((a) => stringValue(a.childForFieldName('value')))[0];
+  const dest = keywordStrings(args, 'dest')[0];
   const named = isArgparse ? dest : positional.find((s) => !s.startsWith('-'));
   const carrier = named ?? (longs[0] ?? shorts[0]!).replace(/-/g, '_');
   return { framework: isArgparse ? 'argparse' : 'click', longs, shorts, carrier, inTest, ...statementSpanOf(call) };
@@ -162,7 +160,7 @@ export function extractPython(file: ParsedFile, fileIsTest: boolean): FileFacts 
       if (opt) {
         options.push(opt);
         // click's and typer's `envvar="APP_TOKEN"` (or a list of them): variables the option falls back to.
-        for (const key of keywordStrings(args, 'envvar')) configKeys.push({ key, kind: 'env-read', carrier: opt.carrier, inTest: fileIsTest, startLine: opt.startLine, endLine: opt.endLine });
+        for (const key of keywordStrings(args, 'envvar').filter((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))) configKeys.push({ key, kind: 'env-read', carrier: opt.carrier, inTest: fileIsTest, startLine: opt.startLine, endLine: opt.endLine });
         continue;
       }
       const key = stringValue(namedChildren(args)[0]);

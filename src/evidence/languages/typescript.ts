@@ -221,11 +221,6 @@ function optionCall(call: SyntaxNode, fn: SyntaxNode, args: SyntaxNode, inTest: 
   return { framework: 'yargs', longs, shorts, carrier: camel(spec), inTest, ...chainedSpan(call, fn) };
 }
 
-/**
- * A table of typed options: `parseArgs({ options: { 'dry-run': { type: 'boolean', short: 'n' } } })`
- * (the key is the flag as written), and meow's `meow(help, { flags: { anyBranch: { type: 'boolean',
- * shortFlag: 'a' } } })` (a camelCase key is the dashed flag `--any-branch`).
- */
 /** cleye's flag types are constructors (`type: Boolean`, `type: [String]`), not strings. */
 const CONSTRUCTOR_TYPES: Readonly<Record<string, string>> = { Boolean: 'boolean', String: 'string', Number: 'number' };
 
@@ -238,6 +233,11 @@ function declaredType(record: SyntaxNode): string | undefined {
   return constructor?.type === 'identifier' ? CONSTRUCTOR_TYPES[constructor.text] : undefined;
 }
 
+/**
+ * A table of typed options: `parseArgs({ options: { 'dry-run': { type: 'boolean', short: 'n' } } })`
+ * (the key is the flag as written), and meow's `meow(help, { flags: { anyBranch: { type: 'boolean',
+ * shortFlag: 'a' } } })` (a camelCase key is the dashed flag `--any-branch`).
+ */
 function parseArgsOption(pair: SyntaxNode, key: string, value: SyntaxNode, inTest: boolean): OptionDeclaration | null {
   const type = declaredType(value);
   const holder = pair.parent?.parent;

@@ -43,7 +43,8 @@ const TRIES = 8;
 
 /**
  * The focused test of a key, or — when no test mentions the key — of the command-line
- * option its declaration also makes (clap's `#[arg(long = "port", env = "APP_PORT")]`):
+ * option its declaration also makes (clap's `#[arg(long = "port", env = "APP_PORT")]`, click's `envvar=`,
+ * oclif's `env:`):
  * tests set such a value on the command line. The declaration names both, so it joins
  * the test's evidence.
  */
